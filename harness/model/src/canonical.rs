@@ -1,0 +1,70 @@
+//! Canonical JSON (RFC 8785) and domain-tagged SHA-256.
+//!
+//! Every hash this harness publishes is `SHA-256(tag || "\n" || JCS(value))`,
+//! with a tag such as `sharedos-conformance/case-set/v1`, so two kinds of hash
+//! can never collide even over equal values.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The canonical (RFC 8785) bytes of a serialisable value.
+///
+/// # Errors
+/// When the value cannot be represented as JSON (non-finite numbers, maps
+/// with non-string keys).
+pub fn canonical_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, CanonicalError> {
+    serde_json_canonicalizer::to_vec(value).map_err(|e| CanonicalError(e.to_string()))
+}
+
+/// The canonical (RFC 8785) text of a serialisable value.
+///
+/// # Errors
+/// As [`canonical_bytes`].
+pub fn canonical_string<T: Serialize>(value: &T) -> Result<String, CanonicalError> {
+    serde_json_canonicalizer::to_string(value).map_err(|e| CanonicalError(e.to_string()))
+}
+
+/// A value that has no canonical JSON form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("serialise a value as canonical JSON: {0}")]
+pub struct CanonicalError(pub String);
+
+/// Lowercase hex SHA-256 over `tag`, a newline, and the canonical bytes.
+///
+/// # Errors
+/// As [`canonical_bytes`].
+pub fn tagged_hash<T: Serialize>(tag: &str, value: &T) -> Result<String, CanonicalError> {
+    let bytes = canonical_bytes(value)?;
+    let mut hasher = Sha256::new();
+    hasher.update(tag.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(&bytes);
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// True for 64 lowercase hex characters.
+#[must_use]
+pub fn is_content_hash(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sorts_keys_and_drops_whitespace() {
+        let text = canonical_string(&json!({"b": 1, "a": [true, null, "x"]})).unwrap();
+        assert_eq!(text, r#"{"a":[true,null,"x"],"b":1}"#);
+    }
+
+    #[test]
+    fn tags_separate_hash_domains() {
+        let value = json!({"k": "v"});
+        let a = tagged_hash("sharedos-conformance/case-set/v1", &value).unwrap();
+        let b = tagged_hash("sharedos-conformance/world-set/v1", &value).unwrap();
+        assert_ne!(a, b);
+        assert!(is_content_hash(&a));
+    }
+}

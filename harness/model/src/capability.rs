@@ -1,0 +1,273 @@
+//! Resources, capabilities, grants, requirements and decisions.
+
+use crate::address::Address;
+use crate::codes::ReasonCode;
+use crate::validate::{self, child, index, Validate, ValidationError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A resource in an authority domain, addressed by path segments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceRef {
+    /// Authority domain (`files`, `sharedos.messaging`, ...).
+    pub namespace: String,
+    /// Path segments, compared segment-wise.
+    pub path: Vec<String>,
+    /// Whose resource; absent means the context owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Address>,
+}
+
+impl ResourceRef {
+    /// A resource with an explicit owner.
+    #[must_use]
+    pub fn owned(namespace: &str, path: &[&str], owner: &Address) -> ResourceRef {
+        ResourceRef {
+            namespace: namespace.to_string(),
+            path: path.iter().map(|s| (*s).to_string()).collect(),
+            owner: Some(owner.clone()),
+        }
+    }
+}
+
+/// True when `segment` is a safe path segment (ADR 0004).
+#[must_use]
+pub fn is_segment(segment: &str) -> bool {
+    let len = segment.chars().count();
+    (1..=256).contains(&len)
+        && segment.trim() == segment
+        && segment != "."
+        && segment != ".."
+        && !segment.chars().any(|c| c == '/' || c == '\\' || c.is_ascii_control())
+}
+
+impl Validate for ResourceRef {
+    fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
+        validate::identifier(&self.namespace, &child(p, "namespace"))?;
+        let path = child(p, "path");
+        validate::length(self.path.len(), 0, 64, &path)?;
+        for (i, segment) in self.path.iter().enumerate() {
+            if !is_segment(segment) {
+                return Err(ValidationError::new(&index(&path, i), "a path segment (1..256 characters, not padded, not . or .., no slashes or control characters)"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How far a capability reaches below its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Only the identical path.
+    Exact,
+    /// The path and everything segment-wise below it.
+    Descendants,
+}
+
+/// Actions on one resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Capability {
+    /// The resource.
+    pub resource: ResourceRef,
+    /// Actions, matched literally (`"*"` covers all).
+    pub actions: Vec<String>,
+    /// Exact or descendants.
+    pub scope: Scope,
+}
+
+impl Validate for Capability {
+    fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
+        self.resource.validate_at(&child(p, "resource"))?;
+        let actions = child(p, "actions");
+        validate::length(self.actions.len(), 1, 64, &actions)?;
+        for (i, action) in self.actions.iter().enumerate() {
+            validate::bounded_text(action, 128, &index(&actions, i))?;
+            if action.trim() != action {
+                return Err(ValidationError::new(&index(&actions, i), "an action that is not padded"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Limits a grant places on its own use.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Constraints {
+    /// Purposes the grant may be used for (exact match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purposes: Option<Vec<String>>,
+    /// Not active before this instant (judged at admission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<String>,
+    /// Inactive from this instant (judged at the operation instant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Bounded uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<u64>,
+    /// How many further delegation links may hang below this grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation_depth: Option<u64>,
+}
+
+impl Validate for Constraints {
+    fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
+        if let Some(purposes) = &self.purposes {
+            let at = child(p, "purposes");
+            validate::length(purposes.len(), 1, 64, &at)?;
+            for (i, purpose) in purposes.iter().enumerate() {
+                validate::bounded_text(purpose, 512, &index(&at, i))?;
+            }
+        }
+        if let Some(t) = &self.not_before {
+            validate::timestamp(t, &child(p, "notBefore"))?;
+        }
+        if let Some(t) = &self.expires_at {
+            validate::timestamp(t, &child(p, "expiresAt"))?;
+        }
+        if self.max_uses == Some(0) {
+            return Err(ValidationError::new(&child(p, "maxUses"), "a positive integer"));
+        }
+        let window = (
+            self.not_before.as_deref().and_then(crate::instant::Instant::parse),
+            self.expires_at.as_deref().and_then(crate::instant::Instant::parse),
+        );
+        if let (Some(start), Some(end)) = window {
+            if start > end {
+                return Err(ValidationError::new(&child(p, "notBefore"), "notBefore no later than expiresAt"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Authority issued by `issuer` to `subject`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Grant {
+    /// Grant id.
+    pub id: String,
+    /// World the grant belongs to.
+    pub namespace_id: String,
+    /// Who may use it.
+    pub subject: Address,
+    /// Who issued it.
+    pub issuer: Address,
+    /// What it allows (1..=64).
+    pub capabilities: Vec<Capability>,
+    /// Limits on its use.
+    pub constraints: Constraints,
+    /// When it was issued.
+    pub issued_at: String,
+    /// When it was revoked (judged at admission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+    /// The grant it claims to be derived from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_grant_id: Option<String>,
+    /// Host-side data; never alters authority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl Validate for Grant {
+    fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
+        validate::identifier(&self.id, &child(p, "id"))?;
+        validate::identifier(&self.namespace_id, &child(p, "namespaceId"))?;
+        let caps = child(p, "capabilities");
+        validate::length(self.capabilities.len(), 1, 64, &caps)?;
+        for (i, capability) in self.capabilities.iter().enumerate() {
+            capability.validate_at(&index(&caps, i))?;
+        }
+        self.constraints.validate_at(&child(p, "constraints"))?;
+        validate::timestamp(&self.issued_at, &child(p, "issuedAt"))?;
+        if let Some(t) = &self.revoked_at {
+            validate::timestamp(t, &child(p, "revokedAt"))?;
+        }
+        if let Some(parent) = &self.parent_grant_id {
+            validate::identifier(parent, &child(p, "parentGrantId"))?;
+            if parent == &self.id {
+                return Err(ValidationError::new(&child(p, "parentGrantId"), "a parent other than the grant itself"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The exact thing one operation needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Requirement {
+    /// The resource.
+    pub resource: ResourceRef,
+    /// The one action.
+    pub action: String,
+}
+
+/// A description of missing authority; never authority itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CapabilityRequest {
+    /// Derived deterministically from the request's content.
+    pub id: String,
+    /// World.
+    pub namespace_id: String,
+    /// Who asks.
+    pub requester: Address,
+    /// Whose resources.
+    pub owner: Address,
+    /// What is asked for.
+    pub capabilities: Vec<Capability>,
+    /// Why.
+    pub purpose: String,
+    /// Requested limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Constraints>,
+    /// When.
+    pub requested_at: String,
+    /// Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// One authorization answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[must_use]
+pub struct Decision {
+    /// Whether the operation may proceed.
+    pub allowed: bool,
+    /// `allowed` or the refusal code.
+    pub reason_code: ReasonCode,
+    /// The grant that allowed it, or the one a host ceiling overrode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_grant_id: Option<String>,
+    /// Decision details (ceiling rule, delegation code, authority code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    /// Only on an invocation-time `no_matching_grant`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_authority: Option<CapabilityRequest>,
+}
+
+impl Decision {
+    /// An allow naming the grant that carried it.
+    pub fn allow(grant_id: &str) -> Decision {
+        Decision {
+            allowed: true,
+            reason_code: ReasonCode::Allowed,
+            matched_grant_id: Some(grant_id.to_string()),
+            metadata: None,
+            required_authority: None,
+        }
+    }
+
+    /// A refusal with `code`.
+    pub fn deny(code: ReasonCode) -> Decision {
+        Decision { allowed: false, reason_code: code, matched_grant_id: None, metadata: None, required_authority: None }
+    }
+}

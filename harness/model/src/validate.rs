@@ -1,0 +1,139 @@
+//! Bounds checks that serde's structural parse cannot express.
+//!
+//! Each failure names the JSON pointer of the offending value and what was
+//! expected there, so a caller can report it as-is.
+
+use crate::instant::is_timestamp;
+use serde_json::Value;
+
+/// A value that parsed structurally but broke a bound of the contract.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at {pointer}: expected {expected}")]
+pub struct ValidationError {
+    /// JSON pointer of the offending value (`""` for the whole document).
+    pub pointer: String,
+    /// What the contract expects at that place.
+    pub expected: String,
+}
+
+impl ValidationError {
+    /// A failure at `pointer`.
+    #[must_use]
+    pub fn new(pointer: &str, expected: impl Into<String>) -> ValidationError {
+        ValidationError { pointer: pointer.to_string(), expected: expected.into() }
+    }
+}
+
+/// Checks the bounds of a parsed wire object.
+pub trait Validate {
+    /// Checks every bound; `pointer` is where this value sits in its document.
+    ///
+    /// # Errors
+    /// The first bound that does not hold.
+    fn validate_at(&self, pointer: &str) -> Result<(), ValidationError>;
+
+    /// Checks every bound of a value at the document root.
+    ///
+    /// # Errors
+    /// The first bound that does not hold.
+    fn validate(&self) -> Result<(), ValidationError> {
+        self.validate_at("")
+    }
+}
+
+/// Joins a pointer and a key (escaping `~` and `/` as RFC 6901 says).
+#[must_use]
+pub fn child(pointer: &str, key: &str) -> String {
+    format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"))
+}
+
+/// Joins a pointer and an array index.
+#[must_use]
+pub fn index(pointer: &str, i: usize) -> String {
+    format!("{pointer}/{i}")
+}
+
+/// An identifier: trimmed, 1..=256 characters.
+///
+/// # Errors
+/// When `text` is empty, padded or too long.
+pub fn identifier(text: &str, pointer: &str) -> Result<(), ValidationError> {
+    if text.is_empty() || text.trim() != text || text.chars().count() > 256 {
+        return Err(ValidationError::new(pointer, "an identifier (1..256 characters, not padded)"));
+    }
+    Ok(())
+}
+
+/// A trimmed, non-empty string of at most `max` characters.
+///
+/// # Errors
+/// When `text` is empty after trimming or longer than `max`.
+pub fn bounded_text(text: &str, max: usize, pointer: &str) -> Result<(), ValidationError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > max {
+        return Err(ValidationError::new(pointer, format!("text of 1..{max} characters")));
+    }
+    Ok(())
+}
+
+/// An RFC 3339 timestamp with an offset.
+///
+/// # Errors
+/// When `text` does not parse.
+pub fn timestamp(text: &str, pointer: &str) -> Result<(), ValidationError> {
+    if is_timestamp(text) {
+        Ok(())
+    } else {
+        Err(ValidationError::new(pointer, "an RFC 3339 timestamp with an offset"))
+    }
+}
+
+/// A collection length within `min..=max`.
+///
+/// # Errors
+/// When `len` is outside the bounds.
+pub fn length(len: usize, min: usize, max: usize, pointer: &str) -> Result<(), ValidationError> {
+    if len < min || len > max {
+        return Err(ValidationError::new(pointer, format!("between {min} and {max} entries")));
+    }
+    Ok(())
+}
+
+/// A JSON object (not an array, string or scalar).
+///
+/// # Errors
+/// When `value` is not an object.
+pub fn object(value: &Value, pointer: &str) -> Result<(), ValidationError> {
+    if value.is_object() {
+        Ok(())
+    } else {
+        Err(ValidationError::new(pointer, "a JSON object"))
+    }
+}
+
+/// Unique entries.
+///
+/// # Errors
+/// When two entries are equal.
+pub fn unique(items: &[String], pointer: &str) -> Result<(), ValidationError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        if !seen.insert(item) {
+            return Err(ValidationError::new(&index(pointer, i), "a value not listed before"));
+        }
+    }
+    Ok(())
+}
+
+/// Removes every object key named `__proto__`, at every depth, as SharedOS's
+/// JSON schema silently does.
+pub fn drop_proto_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("__proto__");
+            map.values_mut().for_each(drop_proto_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_proto_keys),
+        _ => {}
+    }
+}
