@@ -1,8 +1,13 @@
 //! Turning what a grant source returned into a turn's resolved authority.
 
 use sharedos_model::access::AccessContext;
+use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
+use sharedos_model::validate::{drop_proto_keys, Validate};
 use serde_json::Value;
+
+/// Domain tag of the authority snapshot hash.
+pub const SNAPSHOT_TAG: &str = "sharedos-conformance/authority-snapshot/v1";
 
 /// Most grants one authority resolution may hold.
 pub const MAX_GRANTS: usize = 256;
@@ -76,6 +81,8 @@ impl UnavailableCause {
 }
 
 /// The outcome of loading a turn's authority.
+// Held once per turn, so the size of the resolved variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AuthorityResolution {
     /// Usable authority.
@@ -88,13 +95,59 @@ pub enum AuthorityResolution {
 /// for `context`: all-or-nothing, never filtered (K4).
 #[must_use]
 pub fn resolve_authority(context: &AccessContext, loaded: Result<Value, String>, policy: PolicyState) -> AuthorityResolution {
-    let _ = (context, loaded, policy);
-    todo!("resolve_authority")
+    match parse_grants(context, loaded) {
+        Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
+            context: context.clone(),
+            snapshot: snapshot(&grants, &context.now),
+            grants,
+            policy,
+        }),
+        Err(cause) => AuthorityResolution::Unavailable(cause),
+    }
+}
+
+/// The grants of a source answer, or the first reason the whole answer is unusable.
+fn parse_grants(context: &AccessContext, loaded: Result<Value, String>) -> Result<Vec<Grant>, UnavailableCause> {
+    let items = match loaded {
+        Err(_) => return Err(UnavailableCause::GrantSourceFailed),
+        Ok(Value::Array(items)) => items,
+        Ok(_) => return Err(UnavailableCause::InvalidGrantMaterial),
+    };
+    if items.len() > MAX_GRANTS {
+        return Err(UnavailableCause::GrantLimitExceeded);
+    }
+    let mut grants = Vec::with_capacity(items.len());
+    for mut item in items {
+        drop_proto_keys(&mut item);
+        let grant: Grant = serde_json::from_value(item).map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
+        grant.validate().map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
+        if !in_scope(&grant, context) {
+            return Err(UnavailableCause::GrantScopeMismatch);
+        }
+        grants.push(grant);
+    }
+    Ok(grants)
+}
+
+/// True when the grant is exactly what the source was asked for: this world,
+/// issued by the context's authority to the context's actor.
+fn in_scope(grant: &Grant, context: &AccessContext) -> bool {
+    grant.namespace_id == context.namespace_id && grant.subject == context.actor && grant.issuer == context.authority
 }
 
 /// The snapshot identity of a grant set, independent of order (K10).
 #[must_use]
 pub fn snapshot(grants: &[Grant], loaded_at: &str) -> AuthoritySnapshot {
-    let _ = (grants, loaded_at);
-    todo!("snapshot")
+    // Sorted by id, with each grant's canonical text breaking ties, so even a
+    // set holding duplicate ids hashes the same in every order.
+    let mut sorted: Vec<(&str, String, &Grant)> =
+        grants.iter().map(|g| (g.id.as_str(), canonical_string(g).unwrap_or_default(), g)).collect();
+    sorted.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let ordered: Vec<&Grant> = sorted.iter().map(|(_, _, g)| *g).collect();
+    // A grant holds only strings, integers and JSON values, all of which have
+    // a canonical form, so the hash cannot fail in practice.
+    let hash = tagged_hash(SNAPSHOT_TAG, &ordered).unwrap_or_default();
+    let mut grant_ids: Vec<String> = grants.iter().map(|g| g.id.clone()).collect();
+    grant_ids.sort();
+    AuthoritySnapshot { hash, grant_ids, grant_count: grants.len(), loaded_at: loaded_at.to_string() }
 }

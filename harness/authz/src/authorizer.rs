@@ -1,8 +1,16 @@
 //! The decision walk (`decide`): one requirement against a resolved authority.
 
-use crate::authority::ResolvedAuthority;
-use crate::ports::{DelegationResolver, GrantVerifier, HostCeiling, UsageStore};
-use sharedos_model::capability::{Decision, Requirement};
+use crate::activity::{inactive_reason, Inactivity, Instants};
+use crate::authority::{PolicyState, ResolvedAuthority};
+use crate::delegation::{validate_chain, ChainVerdict, MAX_CHAIN_LINKS};
+use crate::matching::{capability_intersects_ceiling, capability_matches};
+use crate::ports::{CeilingVerdict, DelegationResolver, GrantVerifier, HostCeiling, UsageStore};
+use crate::required::describe_required_authority;
+use serde_json::{json, Map, Value};
+use sharedos_model::access::AccessContext;
+use sharedos_model::capability::{Capability, Decision, Grant, Requirement};
+use sharedos_model::codes::ReasonCode;
+use sharedos_model::instant::Instant;
 use std::rc::Rc;
 
 /// Which matcher a decision uses.
@@ -12,6 +20,17 @@ pub enum Matcher {
     Invocation,
     /// A tool's declared ceiling, for the catalogue (intersection).
     Discovery,
+}
+
+impl Matcher {
+    /// True when `capability` satisfies `requirement` under this matcher.
+    #[must_use]
+    pub fn accepts(self, capability: &Capability, requirement: &Requirement, context: &AccessContext) -> bool {
+        match self {
+            Matcher::Invocation => capability_matches(capability, requirement, context),
+            Matcher::Discovery => capability_intersects_ceiling(capability, requirement, context),
+        }
+    }
 }
 
 /// Why one grant did not carry a requirement (host-only explanation).
@@ -97,7 +116,225 @@ pub struct Authorizer {
 impl Authorizer {
     /// Decides `question` against `authority` (30-kernel §3.1).
     pub fn decide(&self, authority: &ResolvedAuthority, question: Question<'_>) -> (Decision, Explanation) {
-        let _ = (authority, question);
-        todo!("decide")
+        let context = &authority.context;
+        let mut walk = Walk {
+            explanation: Explanation { grants_resolved: authority.grants.len(), ..Explanation::default() },
+            ..Walk::default()
+        };
+        let Some(at) = decision_instants(context, question.operation_at) else {
+            return (Decision::deny(ReasonCode::InvalidContext), walk.explanation);
+        };
+        if !request_is_well_formed(question.requirement, context) {
+            return (Decision::deny(ReasonCode::InvalidRequest), walk.explanation);
+        }
+        for grant in &authority.grants {
+            if let Some(decision) = self.consider(authority, grant, &question, at, &mut walk) {
+                return (decision, walk.explanation);
+            }
+        }
+        let decision = self.conclude(context, &question, &mut walk);
+        (decision, walk.explanation)
     }
+
+    /// One grant of the walk: `Some` ends the decision, `None` moves on.
+    fn consider(&self, authority: &ResolvedAuthority, grant: &Grant, question: &Question<'_>, at: Instants, walk: &mut Walk) -> Option<Decision> {
+        let context = &authority.context;
+        if let Some(reason) = self.ineligibility(grant, context, at) {
+            walk.reject(grant, reason);
+            return None;
+        }
+        if !grant.capabilities.iter().any(|c| question.matcher.accepts(c, question.requirement, context)) {
+            walk.reject(grant, Rejection::Capability);
+            return None;
+        }
+        let verdict = validate_chain(grant, context, at, self.resolver.as_deref(), MAX_CHAIN_LINKS);
+        if !matches!(verdict, ChainVerdict::Valid { .. }) {
+            walk.reject(grant, Rejection::Delegation);
+            walk.note_delegation(verdict);
+            return None;
+        }
+        let allowed = match self.narrow(authority, grant, question) {
+            Narrowed::Allowed(decision) => decision,
+            Narrowed::Denied(decision) => {
+                walk.policy_denial.get_or_insert(decision);
+                return None;
+            }
+            Narrowed::Unavailable => return Some(Decision::deny(ReasonCode::HostPolicyUnavailable)),
+        };
+        self.spend(context, grant, question, allowed, walk)
+    }
+
+    /// The first eligibility condition `grant` fails, in the fixed order.
+    fn ineligibility(&self, grant: &Grant, context: &AccessContext, at: Instants) -> Option<Rejection> {
+        if grant.issuer != context.authority {
+            return Some(Rejection::Issuer);
+        }
+        if grant.subject != context.actor {
+            return Some(Rejection::Subject);
+        }
+        if grant.namespace_id != context.namespace_id {
+            return Some(Rejection::Namespace);
+        }
+        match inactive_reason(grant, &context.purpose, at) {
+            Some(Inactivity::Window) => return Some(Rejection::Window),
+            Some(Inactivity::Purpose) => return Some(Rejection::Purpose),
+            None => {}
+        }
+        let verified = self.verifier.as_ref().is_none_or(|v| v.verify(grant).unwrap_or(false));
+        (!verified).then_some(Rejection::Verifier)
+    }
+
+    /// Shows the host ceiling (if any) the allow `grant` would carry.
+    fn narrow(&self, authority: &ResolvedAuthority, grant: &Grant, question: &Question<'_>) -> Narrowed {
+        let allowed = Decision::allow(&grant.id);
+        let Some(ceiling) = &self.ceiling else {
+            return Narrowed::Allowed(allowed);
+        };
+        let policy = match &authority.policy {
+            PolicyState::Unavailable => return Narrowed::Unavailable,
+            PolicyState::Absent => None,
+            PolicyState::Loaded { policy, .. } => Some(policy),
+        };
+        let live = match question.operation_at {
+            Some(now) => authority.context.at(now),
+            None => authority.context.clone(),
+        };
+        match ceiling.narrow(&allowed, question.requirement, &live, policy) {
+            CeilingVerdict::Allow(answer) if answer.allowed => {
+                if answer.matched_grant_id.as_deref() != Some(grant.id.as_str()) {
+                    return Narrowed::Unavailable;
+                }
+                Narrowed::Allowed(Decision { metadata: answer.metadata, ..allowed })
+            }
+            CeilingVerdict::Allow(answer) => Narrowed::Denied(policy_denial(grant, answer.metadata)),
+            CeilingVerdict::Deny(metadata) => Narrowed::Denied(policy_denial(grant, metadata)),
+            CeilingVerdict::Malfunction => Narrowed::Unavailable,
+        }
+    }
+
+    /// Bounded use: spends (or, when not consuming, checks) one use.
+    fn spend(&self, context: &AccessContext, grant: &Grant, question: &Question<'_>, allowed: Decision, walk: &mut Walk) -> Option<Decision> {
+        let Some(max_uses) = grant.constraints.max_uses else {
+            return Some(allowed);
+        };
+        let Some(usage) = &self.usage else {
+            walk.explanation.missing_dependency = Some("usageStore");
+            return Some(Decision::deny(ReasonCode::UsageStoreUnavailable));
+        };
+        // Discovery never spends, whatever the caller asked for.
+        let consume = question.consume && question.matcher == Matcher::Invocation;
+        let available = if consume {
+            usage.try_consume(&context.namespace_id, &grant.id, max_uses)
+        } else {
+            usage.get_usage(&context.namespace_id, &grant.id).map(|used| used < max_uses)
+        };
+        match available {
+            Ok(true) => Some(allowed),
+            Ok(false) => {
+                walk.reject(grant, Rejection::Exhausted);
+                walk.exhausted = true;
+                None
+            }
+            Err(_) => Some(Decision::deny(ReasonCode::UsageStoreUnavailable)),
+        }
+    }
+
+    /// The terminal denial after every grant was walked, by precedence.
+    fn conclude(&self, context: &AccessContext, question: &Question<'_>, walk: &mut Walk) -> Decision {
+        match walk.delegation.take() {
+            Some(ChainVerdict::Unverified { code, grant_id }) => {
+                if self.resolver.is_none() {
+                    walk.explanation.missing_dependency = Some("delegationResolver");
+                }
+                return delegation_denial(ReasonCode::DelegationChainUnverified, code.as_str(), &grant_id);
+            }
+            Some(ChainVerdict::Invalid { code, grant_id }) => {
+                return delegation_denial(ReasonCode::DelegationChainInvalid, code.as_str(), &grant_id);
+            }
+            Some(ChainVerdict::Valid { .. }) | None => {}
+        }
+        if let Some(denial) = walk.policy_denial.take() {
+            return denial;
+        }
+        if walk.exhausted {
+            return Decision::deny(ReasonCode::GrantExhausted);
+        }
+        let mut denial = Decision::deny(ReasonCode::NoMatchingGrant);
+        if question.describe_missing && question.matcher == Matcher::Invocation {
+            denial.required_authority = describe_required_authority(context, question.requirement);
+        }
+        denial
+    }
+}
+
+/// What the walk remembers between grants.
+#[derive(Default)]
+struct Walk {
+    explanation: Explanation,
+    delegation: Option<ChainVerdict>,
+    policy_denial: Option<Decision>,
+    exhausted: bool,
+}
+
+impl Walk {
+    fn reject(&mut self, grant: &Grant, reason: Rejection) {
+        self.explanation.rejected_grants.push((grant.id.clone(), reason));
+    }
+
+    /// Keeps the worst chain failure: unverified beats invalid; among equals the first stays.
+    fn note_delegation(&mut self, verdict: ChainVerdict) {
+        let replace = matches!(
+            (&self.delegation, &verdict),
+            (None, _) | (Some(ChainVerdict::Invalid { .. }), ChainVerdict::Unverified { .. })
+        );
+        if replace {
+            self.delegation = Some(verdict);
+        }
+    }
+}
+
+/// The host ceiling's effect on one grant.
+enum Narrowed {
+    /// The allow stands (possibly with the ceiling's metadata).
+    Allowed(Decision),
+    /// Refused; remembered as a `host_policy_denied` candidate.
+    Denied(Decision),
+    /// The policy or the ceiling failed; the decision ends fail-closed.
+    Unavailable,
+}
+
+/// The two instants of a decision, or `None` when either does not parse or
+/// the context lacks a purpose or trace.
+fn decision_instants(context: &AccessContext, operation_at: Option<&str>) -> Option<Instants> {
+    if context.purpose.trim().is_empty() || context.trace_id.trim().is_empty() {
+        return None;
+    }
+    let admitted_at = Instant::parse(&context.now)?;
+    // An unparsable operation instant is a broken question, not an absent one.
+    let now = match operation_at {
+        Some(text) => Instant::parse(text)?,
+        None => admitted_at,
+    };
+    Some(Instants { admitted_at, now })
+}
+
+/// False for an empty action or namespace, or a resource in another owner's world.
+fn request_is_well_formed(requirement: &Requirement, context: &AccessContext) -> bool {
+    !requirement.action.is_empty()
+        && !requirement.resource.namespace.is_empty()
+        && requirement.resource.owner.as_ref().is_none_or(|owner| owner == &context.owner)
+}
+
+fn policy_denial(grant: &Grant, metadata: Option<Map<String, Value>>) -> Decision {
+    Decision {
+        matched_grant_id: Some(grant.id.clone()),
+        metadata,
+        ..Decision::deny(ReasonCode::HostPolicyDenied)
+    }
+}
+
+fn delegation_denial(code: ReasonCode, chain_code: &str, grant_id: &str) -> Decision {
+    let mut metadata = Map::new();
+    metadata.insert("delegation".to_string(), json!({ "code": chain_code, "grantId": grant_id }));
+    Decision { metadata: Some(metadata), ..Decision::deny(code) }
 }

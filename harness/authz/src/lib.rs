@@ -7,4 +7,6 @@ pub mod authority;
 pub mod authorizer;
 pub mod delegation;
 pub mod matching;
+pub mod memory;
 pub mod ports;
+pub mod required;

@@ -49,6 +49,8 @@ pub trait GrantVerifier {
 }
 
 /// A host ceiling's answer about one allowed decision.
+// Returned by value once per consulted grant; boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CeilingVerdict {
     /// Let the decision stand (it must name the same grant).
