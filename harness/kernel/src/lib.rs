@@ -1,6 +1,20 @@
 //! The reference SharedOS kernel: the system under test by default.
 #![forbid(unsafe_code)]
 
+pub mod admission;
+pub mod audit;
+pub mod decision;
 pub mod error;
+pub mod escalation;
+pub mod invoke;
+pub mod kernel;
+pub mod lease;
+pub mod listing;
+pub mod message_tool;
+pub mod messaging;
 pub mod port;
+pub mod ports;
+pub mod registry;
 pub mod signal;
+pub mod turn_kernel;
+pub mod world;

@@ -24,11 +24,17 @@ pub enum AbortReason {
     AuditOutage(AuditUnavailable),
 }
 
+/// A signal to fire along with another, and the fixed reason to fire it with.
+type Forward = (AbortSignal, Option<AbortReason>);
+
 /// A one-shot, awaitable abort signal. Clones share state.
 #[derive(Debug, Clone, Default)]
 pub struct AbortSignal {
     token: CancellationToken,
     reason: Rc<RefCell<Option<AbortReason>>>,
+    /// Signals that fire when this one does: with their own fixed reason,
+    /// or (`None`) with this signal's reason.
+    forwards: Rc<RefCell<Vec<Forward>>>,
 }
 
 impl AbortSignal {
@@ -43,8 +49,36 @@ impl AbortSignal {
         if self.reason.borrow().is_some() {
             return;
         }
-        *self.reason.borrow_mut() = Some(reason);
+        *self.reason.borrow_mut() = Some(reason.clone());
+        // Forwarded signals fire before any waiter of this one is woken, so
+        // no observer sees this signal fired and a forwarded one not.
+        let forwards = std::mem::take(&mut *self.forwards.borrow_mut());
+        for (target, fixed) in forwards {
+            target.abort(fixed.unwrap_or_else(|| reason.clone()));
+        }
         self.token.cancel();
+    }
+
+    /// Makes `target` fire whenever this signal fires: with `reason` if
+    /// given, else with this signal's own reason. If this signal has already
+    /// fired, `target` fires at once.
+    pub fn forward_to(&self, target: &AbortSignal, reason: Option<AbortReason>) {
+        let fired = self.reason();
+        match fired {
+            Some(own) => target.abort(reason.unwrap_or(own)),
+            None => self.forwards.borrow_mut().push((target.clone(), reason)),
+        }
+    }
+
+    /// Undoes every [`AbortSignal::forward_to`] from this signal to `target`.
+    pub fn stop_forwarding(&self, target: &AbortSignal) {
+        self.forwards.borrow_mut().retain(|(t, _)| !t.same_as(target));
+    }
+
+    /// Whether `other` is a clone of this very signal.
+    #[must_use]
+    pub fn same_as(&self, other: &AbortSignal) -> bool {
+        Rc::ptr_eq(&self.reason, &other.reason)
     }
 
     /// Whether it has fired.

@@ -84,6 +84,8 @@ pub enum Source {
     Kernel,
     /// The execution envelope.
     Envelope,
+    /// The runtime; appears only as `endedBy` of a turn the runtime failed itself.
+    Runtime,
 }
 
 impl Source {
@@ -93,6 +95,7 @@ impl Source {
         match self {
             Source::Kernel => "kernel",
             Source::Envelope => "envelope",
+            Source::Runtime => "runtime",
         }
     }
 }

@@ -19,5 +19,6 @@ pub mod codes;
 pub mod execution;
 pub mod instant;
 pub mod message;
+pub mod record;
 pub mod tool;
 pub mod validate;

@@ -1,0 +1,93 @@
+//! The two audit paths.
+//!
+//! Pre-effect records (authority loads, decisions, listings) gate the
+//! operation: a failing write refuses it and nothing runs. Post-effect
+//! records (outcomes, turn ends, refusals, escalations) never change what
+//! the caller gets; a dropped record goes to the host's hook.
+
+use crate::error::{AuditEffect, AuditUnavailable, KernelError};
+use crate::kernel::Core;
+use crate::ports::AuditWriteError;
+use sharedos_model::access::AccessContext;
+use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
+use sharedos_model::capability::{Requirement, ResourceRef};
+use std::time::Duration;
+
+/// The audit schema version.
+pub const AUDIT_VERSION: &str = "1";
+
+impl Core {
+    /// A record about `context` with a fresh id and nothing optional set.
+    pub(crate) fn event(&self, context: &AccessContext, kind: AuditType, outcome: AuditOutcome) -> AuditEvent {
+        AuditEvent {
+            version: AUDIT_VERSION.to_string(),
+            id: (self.audit_ids)(),
+            kind,
+            outcome,
+            at: context.now.clone(),
+            trace_id: context.trace_id.clone(),
+            namespace_id: context.namespace_id.clone(),
+            actor: context.actor.clone(),
+            authority: context.authority.clone(),
+            owner: context.owner.clone(),
+            purpose: context.purpose.clone(),
+            resource: None,
+            action: None,
+            grant_id: None,
+            authority_hash: None,
+            operation_id: None,
+            tool: None,
+            message_id: None,
+            receiver: None,
+            reason: None,
+            source: None,
+            cause: None,
+            fail_closed: None,
+            consumed: None,
+            ended_by: None,
+            requested_authority: None,
+            metadata: None,
+        }
+    }
+
+    /// Writes a pre-effect record; a sink failure refuses the operation.
+    /// Never time-bounded: a hanging sink holds back an operation that has not run.
+    pub(crate) async fn write_pre(&self, event: &AuditEvent) -> Result<(), KernelError> {
+        self.audit_sink.write(event).await.map_err(|cause| {
+            KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause })
+        })
+    }
+
+    /// Writes a post-effect record; a failure or timeout goes to the hook only.
+    pub(crate) async fn write_post(&self, event: &AuditEvent) {
+        let outcome = match self.audit_write_timeout_ms {
+            None => self.audit_sink.write(event).await.map_err(AuditWriteError::Failed),
+            Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), self.audit_sink.write(event)).await {
+                Ok(written) => written.map_err(AuditWriteError::Failed),
+                Err(_) => Err(AuditWriteError::TimedOut(ms)),
+            },
+        };
+        if let Err(error) = outcome {
+            if let Some(hook) = &self.on_audit_error {
+                hook(event, &error);
+            }
+        }
+    }
+}
+
+/// The requirement's resource with an omitted owner materialised from the
+/// context, as authorization and audit see it.
+#[must_use]
+pub(crate) fn owned_resource(requirement: &Requirement, context: &AccessContext) -> ResourceRef {
+    let mut resource = requirement.resource.clone();
+    if resource.owner.is_none() {
+        resource.owner = Some(context.owner.clone());
+    }
+    resource
+}
+
+/// Sets `resource` and `action` from a requirement.
+pub(crate) fn with_requirement(event: &mut AuditEvent, requirement: &Requirement, context: &AccessContext) {
+    event.resource = Some(owned_resource(requirement, context));
+    event.action = Some(requirement.action.clone());
+}

@@ -1,0 +1,194 @@
+//! Every fixture of one conformance world, built and armed from the world
+//! options of 10-conformance §3.7 (the kernel wiring is done by the caller).
+//! All dangerous conditions are armed here, by trusted setup.
+
+use super::audit_log::RecordingAudit;
+use super::broker::NotionBroker;
+use super::ceiling::FrozenCeiling;
+use super::clock::WorldClock;
+use super::constants::{instant_after, NOW};
+use super::file_store::FileStore;
+use super::file_tools::file_tools;
+use super::fixture_tools::fixture_tools;
+use super::grant_store::{ChainResolver, GrantEdit, WorldGrantSource};
+use super::grants::{grant_set, GrantOptions, GrantSet};
+use super::transport::{RecordingTransport, ReplyRouter};
+use super::usage::{MemoryUsage, UnreachableUsage};
+use crate::ports::ToolHandler;
+use sharedos_authz::ports::UsageStore;
+use sharedos_model::instant::Instant;
+use std::rc::Rc;
+
+/// Whether and how the broker is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokerOption {
+    /// Attached, no grant covers it.
+    Registered,
+    /// Attached, with the handbook search grant and its root.
+    Granted,
+}
+
+/// Grants revoked right after one turn's authority load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevokedAfterTurn {
+    /// The turn (1-based) whose load arms the revocation.
+    pub turn: u64,
+    /// The grants revoked.
+    pub grant_ids: Vec<String>,
+}
+
+/// Grants whose window closes after a number of operations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiresAfterOperations {
+    /// Operations before the window closes.
+    pub operations: u64,
+    /// The grants that expire.
+    pub grant_ids: Vec<String>,
+}
+
+/// The fault-injection options a world can arm (envelope options excluded).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorldOptions {
+    /// Which conditional grants are issued.
+    pub grants: GrantOptions,
+    /// Revoked in store and chain before the turn, at NOW.
+    pub revoked: Vec<String>,
+    /// Expired (expiry = NOW) in store and chain before the turn.
+    pub expired: Vec<String>,
+    /// Revoked right after a turn's authority load.
+    pub revoked_after_turn: Option<RevokedAfterTurn>,
+    /// Expire after N operations and start the moving clock.
+    pub expires_after_operations: Option<ExpiresAfterOperations>,
+    /// Grant-store outage after N loads.
+    pub authority_fails_after_loads: Option<u64>,
+    /// Audit outage once N tool operations were recorded.
+    pub audit_fails_after_operations: Option<u64>,
+    /// Route lease closes after N accepted dispatches.
+    pub route_revoked_after_deliveries: Option<u64>,
+    /// Install the frozen-ledger ceiling.
+    pub host_policy_frozen: bool,
+    /// Attach the broker.
+    pub broker: Option<BrokerOption>,
+    /// The broker moves its capability after the first listing.
+    pub broker_moved_after_listing: bool,
+    /// Overrides NOW.
+    pub now: Option<String>,
+}
+
+/// The built fixtures of one world.
+pub struct WorldFixtures {
+    /// The grants issued.
+    pub grants: GrantSet,
+    /// The world clock.
+    pub clock: WorldClock,
+    /// The file store.
+    pub files: Rc<FileStore>,
+    /// The grant source.
+    pub grant_source: Rc<WorldGrantSource>,
+    /// The delegation chain resolver.
+    pub chain: Rc<ChainResolver>,
+    /// The usage counter (unreachable under `usageStoreUnavailable`).
+    pub usage: Rc<dyn UsageStore>,
+    /// The audit sink.
+    pub audit: Rc<RecordingAudit>,
+    /// The message transport.
+    pub transport: Rc<RecordingTransport>,
+    /// The reply router.
+    pub router: Rc<ReplyRouter>,
+    /// The broker, when attached.
+    pub broker: Option<Rc<NotionBroker>>,
+    /// The host ceiling, when installed.
+    pub ceiling: Option<Rc<FrozenCeiling>>,
+}
+
+impl WorldFixtures {
+    /// Builds and arms the fixtures `options` describe.
+    #[must_use]
+    pub fn build(options: &WorldOptions) -> WorldFixtures {
+        let mut grant_options = options.grants;
+        grant_options.broker_granted |= options.broker == Some(BrokerOption::Granted);
+        let grants = grant_set(&grant_options);
+        let base_text = options.now.clone().unwrap_or_else(|| NOW.to_string());
+        let base = Instant::parse(&base_text).unwrap_or_else(super::constants::now_instant);
+        let clock = match options.expires_after_operations {
+            Some(_) => WorldClock::operation_indexed(base),
+            None => WorldClock::frozen(base),
+        };
+        let usage: Rc<dyn UsageStore> = if grant_options.usage_store_unavailable {
+            Rc::new(UnreachableUsage::new())
+        } else {
+            Rc::new(MemoryUsage::new())
+        };
+        let transport = Rc::new(RecordingTransport::default());
+        let fixtures = WorldFixtures {
+            grant_source: Rc::new(WorldGrantSource::new(&grants.agent)),
+            chain: Rc::new(ChainResolver::new(&grants.all())),
+            grants,
+            clock,
+            files: Rc::new(FileStore::seeded()),
+            usage,
+            audit: Rc::new(RecordingAudit::new()),
+            router: Rc::new(ReplyRouter::new(Rc::clone(&transport))),
+            transport,
+            broker: options.broker.map(|_| Rc::new(NotionBroker::new(options.broker_moved_after_listing))),
+            ceiling: options.host_policy_frozen.then(|| Rc::new(FrozenCeiling::new())),
+        };
+        fixtures.arm(options, &base_text);
+        fixtures
+    }
+
+    /// Applies a trusted edit to both the grant source and the chain.
+    pub fn edit(&self, edit: &GrantEdit) {
+        self.grant_source.edit(edit);
+        self.chain.edit(edit);
+    }
+
+    fn arm(&self, options: &WorldOptions, base: &str) {
+        let edits = |ids: &[String], at: &str, revoke: bool| -> Vec<GrantEdit> {
+            ids.iter()
+                .map(|id| {
+                    let (grant_id, at) = (id.clone(), at.to_string());
+                    if revoke { GrantEdit::Revoke { grant_id, at } } else { GrantEdit::Expire { grant_id, at } }
+                })
+                .collect()
+        };
+        for edit in edits(&options.revoked, base, true).iter().chain(edits(&options.expired, base, false).iter()) {
+            self.edit(edit);
+        }
+        if let Some(window) = &options.expires_after_operations {
+            for edit in edits(&window.grant_ids, &instant_after(base, window.operations), false) {
+                self.edit(&edit);
+            }
+            self.audit.set_observer(self.clock.observer());
+        }
+        if let Some(later) = &options.revoked_after_turn {
+            let chain = Rc::clone(&self.chain);
+            let pending = edits(&later.grant_ids, base, true);
+            self.grant_source.after_loads(later.turn, move |source| {
+                for edit in &pending {
+                    source.edit(edit);
+                    chain.edit(edit);
+                }
+            });
+        }
+        if let Some(n) = options.authority_fails_after_loads {
+            self.grant_source.fail_after_loads(n);
+        }
+        if let Some(n) = options.audit_fails_after_operations {
+            self.audit.fail_after_operations(n);
+        }
+        if let Some(n) = options.route_revoked_after_deliveries {
+            self.transport.close_lease_after(n);
+        }
+    }
+
+    /// The statically registered tools: the twelve shipped file tools, then
+    /// the five fixtures (the escalation affordance and the request tool are
+    /// the kernel's own).
+    #[must_use]
+    pub fn static_tools(&self) -> Vec<Rc<dyn ToolHandler>> {
+        let mut tools = file_tools(&self.files);
+        tools.extend(fixture_tools(&self.files));
+        tools
+    }
+}

@@ -1,0 +1,226 @@
+//! The world's trusted grant stores with fault injection: the grant source
+//! (working grants of the acting agent) and the delegation chain resolver
+//! (every grant, roots included). Both hand out copies, so nothing a caller
+//! does to a loaded grant reaches the store.
+
+use crate::ports::GrantSource;
+use crate::signal::AbortSignal;
+use futures::future::LocalBoxFuture;
+use serde_json::Value;
+use sharedos_authz::ports::{DelegationResolver, StoreError};
+use sharedos_model::access::AccessContext;
+use sharedos_model::address::Address;
+use sharedos_model::capability::Grant;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+/// A trusted edit of a stored grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantEdit {
+    /// Sets `revokedAt`.
+    Revoke {
+        /// The grant.
+        grant_id: String,
+        /// When.
+        at: String,
+    },
+    /// Sets `constraints.expiresAt`.
+    Expire {
+        /// The grant.
+        grant_id: String,
+        /// When.
+        at: String,
+    },
+}
+
+impl GrantEdit {
+    /// Applies the edit to `grant` when it is the one named; true if it was.
+    pub fn apply(&self, grant: &mut Grant) -> bool {
+        match self {
+            GrantEdit::Revoke { grant_id, at } if *grant_id == grant.id => grant.revoked_at = Some(at.clone()),
+            GrantEdit::Expire { grant_id, at } if *grant_id == grant.id => grant.constraints.expires_at = Some(at.clone()),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The canonical `kind:id` form addresses are compared on.
+#[must_use]
+pub fn address_key(address: &Address) -> String {
+    format!("{}:{}", address.kind(), address.id())
+}
+
+/// A one-shot trusted edit run right after a given load.
+type AfterLoad = Box<dyn FnOnce(&WorldGrantSource)>;
+
+/// The grant source over the agent's working grants.
+#[derive(Default)]
+pub struct WorldGrantSource {
+    grants: RefCell<Vec<Grant>>,
+    attempts: Cell<u64>,
+    served: Cell<u64>,
+    fail_after: Cell<Option<u64>>,
+    after_load: RefCell<Option<(u64, AfterLoad)>>,
+    material: RefCell<Option<Value>>,
+}
+
+impl WorldGrantSource {
+    /// A source holding copies of `grants` in store order.
+    #[must_use]
+    pub fn new(grants: &[Grant]) -> WorldGrantSource {
+        WorldGrantSource { grants: RefCell::new(grants.to_vec()), ..WorldGrantSource::default() }
+    }
+
+    /// Every load asked, failed ones included.
+    #[must_use]
+    pub fn load_attempts(&self) -> u64 {
+        self.attempts.get()
+    }
+
+    /// Loads that returned grants.
+    #[must_use]
+    pub fn loads(&self) -> u64 {
+        self.served.get()
+    }
+
+    /// Every load after `n` successful ones fails (`0`: the first already fails).
+    pub fn fail_after_loads(&self, n: u64) {
+        self.fail_after.set(Some(n));
+    }
+
+    /// Runs `edit` once, right after successful load number `n` (1-based).
+    pub fn after_loads(&self, n: u64, edit: impl FnOnce(&WorldGrantSource) + 'static) {
+        *self.after_load.borrow_mut() = Some((n, Box::new(edit)));
+    }
+
+    /// Serves `material` verbatim instead of the grants (bad material faults).
+    pub fn serve_material(&self, material: Value) {
+        *self.material.borrow_mut() = Some(material);
+    }
+
+    /// Applies a trusted edit; true when a stored grant was changed.
+    pub fn edit(&self, edit: &GrantEdit) -> bool {
+        let mut changed = false;
+        for grant in self.grants.borrow_mut().iter_mut() {
+            changed |= edit.apply(grant);
+        }
+        changed
+    }
+
+    /// Revokes `grant_id` at `at`.
+    pub fn revoke(&self, grant_id: &str, at: &str) -> bool {
+        self.edit(&GrantEdit::Revoke { grant_id: grant_id.to_string(), at: at.to_string() })
+    }
+
+    /// Makes `grant_id` expire at `at`.
+    pub fn expire(&self, grant_id: &str, at: &str) -> bool {
+        self.edit(&GrantEdit::Expire { grant_id: grant_id.to_string(), at: at.to_string() })
+    }
+
+    /// Copies of the stored grants, in store order.
+    #[must_use]
+    pub fn grants(&self) -> Vec<Grant> {
+        self.grants.borrow().clone()
+    }
+
+    /// Copies of the grants `context` may exercise: same world, subject the
+    /// actor, issuer the authority.
+    #[must_use]
+    pub fn grants_for(&self, context: &AccessContext) -> Vec<Grant> {
+        let (actor, authority) = (address_key(&context.actor), address_key(&context.authority));
+        self.grants
+            .borrow()
+            .iter()
+            .filter(|g| g.namespace_id == context.namespace_id && address_key(&g.subject) == actor && address_key(&g.issuer) == authority)
+            .cloned()
+            .collect()
+    }
+
+    fn load_now(&self, context: &AccessContext) -> Result<Value, String> {
+        self.attempts.set(self.attempts.get() + 1);
+        if self.fail_after.get().is_some_and(|n| self.served.get() >= n) {
+            return Err("the grant store is unreachable".to_string());
+        }
+        let material = match self.material.borrow().clone() {
+            Some(material) => material,
+            None => serde_json::to_value(self.grants_for(context)).map_err(|e| e.to_string())?,
+        };
+        self.served.set(self.served.get() + 1);
+        let due = matches!(&*self.after_load.borrow(), Some((n, _)) if *n == self.served.get());
+        if due {
+            let pending = self.after_load.borrow_mut().take();
+            if let Some((_, edit)) = pending {
+                edit(self);
+            }
+        }
+        Ok(material)
+    }
+}
+
+impl GrantSource for WorldGrantSource {
+    fn load<'a>(&'a self, context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move { self.load_now(context) })
+    }
+}
+
+/// The trusted delegation resolver over every grant, keyed `namespace/grantId`.
+#[derive(Debug, Default)]
+pub struct ChainResolver {
+    grants: RefCell<BTreeMap<String, Grant>>,
+    lookups: Cell<u64>,
+    failing: Cell<bool>,
+}
+
+fn chain_key(namespace_id: &str, grant_id: &str) -> String {
+    format!("{namespace_id}/{grant_id}")
+}
+
+impl ChainResolver {
+    /// A resolver over copies of `grants`.
+    #[must_use]
+    pub fn new(grants: &[Grant]) -> ChainResolver {
+        let map = grants.iter().map(|g| (chain_key(&g.namespace_id, &g.id), g.clone())).collect();
+        ChainResolver { grants: RefCell::new(map), ..ChainResolver::default() }
+    }
+
+    /// Makes every lookup fail (`resolver_failed`) or answer again.
+    pub fn set_failing(&self, failing: bool) {
+        self.failing.set(failing);
+    }
+
+    /// Lookups asked so far.
+    #[must_use]
+    pub fn lookups(&self) -> u64 {
+        self.lookups.get()
+    }
+
+    /// Applies a trusted edit; true when a stored grant was changed.
+    pub fn edit(&self, edit: &GrantEdit) -> bool {
+        let mut changed = false;
+        for grant in self.grants.borrow_mut().values_mut() {
+            changed |= edit.apply(grant);
+        }
+        changed
+    }
+
+    /// Revokes `grant_id` at `at`.
+    pub fn revoke(&self, grant_id: &str, at: &str) -> bool {
+        self.edit(&GrantEdit::Revoke { grant_id: grant_id.to_string(), at: at.to_string() })
+    }
+
+    /// Makes `grant_id` expire at `at`.
+    pub fn expire(&self, grant_id: &str, at: &str) -> bool {
+        self.edit(&GrantEdit::Expire { grant_id: grant_id.to_string(), at: at.to_string() })
+    }
+}
+
+impl DelegationResolver for ChainResolver {
+    fn resolve(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Grant>, StoreError> {
+        self.lookups.set(self.lookups.get() + 1);
+        if self.failing.get() {
+            return Err(StoreError { store: "delegation", detail: "the chain resolver is unreachable".to_string() });
+        }
+        Ok(self.grants.borrow().get(&chain_key(namespace_id, grant_id)).cloned())
+    }
+}
