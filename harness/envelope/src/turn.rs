@@ -1,0 +1,123 @@
+//! The per-turn state shared by the executor, the host handle and the
+//! mediation of calls.
+
+use crate::annotations::Annotations;
+use crate::deadline::TurnDeadlines;
+use crate::events::EventLog;
+use crate::options::Clock;
+use crate::retry::RetryLedger;
+use crate::tasks::TaskSet;
+use serde_json::Value;
+use sharedos_kernel::port::TurnKernel;
+use sharedos_model::access::AccessContext;
+use sharedos_model::execution::RuntimeLimits;
+use sharedos_model::tool::ToolDefinition;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use tokio::sync::Notify;
+
+/// The tool that makes an `escalate` outcome acceptable.
+pub const ESCALATION_TOOL: &str = "sharedos.escalate";
+
+/// The turn's effective catalogue, fixed once at opening.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Catalogue {
+    pub(crate) tools: Vec<ToolDefinition>,
+}
+
+impl Catalogue {
+    /// Kernel-listed definitions whose names were requested, in kernel order.
+    pub(crate) fn effective(listed: Vec<ToolDefinition>, requested: &[ToolDefinition]) -> Catalogue {
+        let names: BTreeSet<&str> = requested.iter().map(|t| t.name.as_str()).collect();
+        Catalogue { tools: listed.into_iter().filter(|t| names.contains(t.name.as_str())).collect() }
+    }
+
+    pub(crate) fn offers(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+
+    /// A call to `name` cannot add an effect when repeated (read or idempotent).
+    pub(crate) fn repeatable(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name && t.is_repeatable())
+    }
+
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.name.clone()).collect()
+    }
+}
+
+/// Budgets consumed by mediated calls.
+#[derive(Debug, Default)]
+pub(crate) struct Budget {
+    pub(crate) tool_calls: u32,
+    pub(crate) steps: BTreeSet<u64>,
+}
+
+/// Mediated calls that have not settled yet.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    count: Cell<usize>,
+    idle: Notify,
+}
+
+impl InFlight {
+    pub(crate) fn started(&self) {
+        self.count.set(self.count.get() + 1);
+    }
+
+    pub(crate) fn finished(&self) {
+        self.count.set(self.count.get().saturating_sub(1));
+        if self.count.get() == 0 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.count.get() == 0
+    }
+
+    /// Resolves once no mediated call is in flight.
+    pub(crate) async fn settled(&self) {
+        loop {
+            let idle = self.idle.notified();
+            if self.is_empty() {
+                return;
+            }
+            idle.await;
+        }
+    }
+}
+
+/// Everything one turn shares between its parts.
+pub(crate) struct Turn {
+    pub(crate) kernel: Rc<dyn TurnKernel>,
+    pub(crate) clock: Rc<dyn Clock>,
+    /// `{id, version, protocolVersion}` as events carry it.
+    pub(crate) provenance: Value,
+    pub(crate) execution_id: String,
+    /// The request's context stamped at turn opening.
+    pub(crate) context: AccessContext,
+    pub(crate) limits: RuntimeLimits,
+    pub(crate) deadlines: TurnDeadlines,
+    pub(crate) tasks: TaskSet,
+    pub(crate) events: EventLog,
+    pub(crate) annotations: Annotations,
+    pub(crate) ledger: RetryLedger,
+    pub(crate) catalogue: RefCell<Catalogue>,
+    pub(crate) budget: RefCell<Budget>,
+    pub(crate) active: Cell<bool>,
+    pub(crate) in_flight: InFlight,
+}
+
+impl Turn {
+    /// The execution context at the clock's current instant.
+    pub(crate) fn context_now(&self) -> AccessContext {
+        self.context.at(&self.clock.now())
+    }
+
+    /// Whether the host still takes calls: open, and the hard signal quiet.
+    pub(crate) fn live(&self) -> bool {
+        self.active.get() && !self.deadlines.hard().is_aborted()
+    }
+}

@@ -1,0 +1,92 @@
+//! What the envelope checks of the turn's context before anything runs,
+//! the turn's limits, and the narrowed request a runtime is shown.
+
+use crate::options::ExecutorOptions;
+use crate::turn::Catalogue;
+use serde_json::Value;
+use sharedos_model::access::{AccessContext, Reach, RuntimeVisibleContext};
+use sharedos_model::codes::ReasonCode;
+use sharedos_model::execution::{ExecutionRequest, RuntimeLimits, RuntimeTurnRequest};
+use sharedos_model::tool::ToolDefinition;
+
+/// §2.2: actor, then receiver, then trace-or-purpose; first mismatch wins.
+#[must_use]
+pub fn context_mismatch(request: &ExecutionRequest) -> Option<ReasonCode> {
+    if request.context.actor != request.agent {
+        return Some(ReasonCode::ActorMismatch);
+    }
+    if request.message.receiver != request.agent {
+        return Some(ReasonCode::ReceiverMismatch);
+    }
+    if request.message.trace_id != request.context.trace_id || request.message.purpose != request.context.purpose {
+        return Some(ReasonCode::MessageContextMismatch);
+    }
+    None
+}
+
+/// Request options first, then executor defaults; the call budget falls
+/// back to the resolved step budget.
+#[must_use]
+pub fn resolve_limits(request: &ExecutionRequest, options: &ExecutorOptions) -> RuntimeLimits {
+    let asked = request.options.clone().unwrap_or_default();
+    let max_steps = asked.max_steps.unwrap_or(options.default_max_steps);
+    RuntimeLimits {
+        max_steps,
+        max_tool_calls: asked.max_tool_calls.or(options.default_max_tool_calls).unwrap_or(max_steps),
+        timeout_ms: asked.timeout_ms.unwrap_or(options.default_timeout_ms),
+    }
+}
+
+/// The request with the context narrowed and the tools replaced by the
+/// effective catalogue.
+pub(crate) fn runtime_request(request: &ExecutionRequest, context: &AccessContext, reach: Reach, catalogue: &Catalogue) -> RuntimeTurnRequest {
+    RuntimeTurnRequest {
+        version: request.version.clone(),
+        execution_id: request.execution_id.clone(),
+        agent: request.agent.clone(),
+        context: RuntimeVisibleContext {
+            actor: context.actor.clone(),
+            owner: context.owner.clone(),
+            namespace_id: context.namespace_id.clone(),
+            purpose: context.purpose.clone(),
+            trace_id: context.trace_id.clone(),
+            now: context.now.clone(),
+            reach: narrow_reach(reach, &catalogue.tools),
+        },
+        message: request.message.clone(),
+        tools: catalogue.tools.clone(),
+        state: request.state.clone(),
+        options: request.options.clone(),
+        metadata: request.metadata.clone(),
+    }
+}
+
+/// Keeps only reach entries some effective tool operates on: same resource
+/// namespace, and paths where one is a segment prefix of the other. An
+/// entry whose resource cannot be read is dropped; an unavailable reach
+/// passes through untouched.
+#[must_use]
+pub fn narrow_reach(reach: Reach, tools: &[ToolDefinition]) -> Reach {
+    match reach {
+        Reach::Computed { reach } => Reach::Computed { reach: reach.into_iter().filter(|entry| reachable(entry, tools)).collect() },
+        unavailable @ Reach::Unavailable { .. } => unavailable,
+    }
+}
+
+fn reachable(entry: &Value, tools: &[ToolDefinition]) -> bool {
+    let resource = entry.get("resource").unwrap_or(entry);
+    let Some(namespace) = resource.get("namespace").and_then(Value::as_str) else { return false };
+    let path: Vec<&str> = resource
+        .get("path")
+        .and_then(Value::as_array)
+        .map(|segments| segments.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    tools.iter().any(|tool| {
+        let declared = &tool.required_capability.resource;
+        declared.namespace == namespace && prefix_related(&declared.path, &path)
+    })
+}
+
+fn prefix_related(a: &[String], b: &[&str]) -> bool {
+    a.iter().zip(b.iter()).all(|(x, y)| x == y)
+}
