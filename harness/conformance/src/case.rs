@@ -1,0 +1,134 @@
+//! Cases: which script a row runs, in which family, under which conditions.
+//!
+//! A case shares one script across its conditions; two conditions exist only
+//! when the script and the expected answer are the same and only the world
+//! differs.
+
+use crate::loader::{LoadError, Site};
+use crate::script::MAX_TEXT;
+use crate::world_options::WorldOptions;
+use serde::{Deserialize, Serialize};
+use sharedos_model::execution::ExecutionStatus;
+
+/// Most conditions one case declares.
+pub const MAX_CONDITIONS: usize = 16;
+
+/// The rule family a case belongs to; decides how it is graded and reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// SharedOS's own authority matrix.
+    Matrix,
+}
+
+impl Family {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Matrix => "matrix",
+        }
+    }
+}
+
+/// A turn-level expectation: the row is graded on how the turn ended as well
+/// as on its attempts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnExpectation {
+    /// The turn's ending status.
+    pub status: ExecutionStatus,
+    /// The terminal reason code, when the ending carries one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+}
+
+/// One world a case runs in: one matrix row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Condition {
+    /// Unique within the case.
+    pub id: String,
+    /// Prose (not hashed).
+    pub description: String,
+    /// The fault injection armed before the turn.
+    pub world: WorldOptions,
+    /// How the turn must end, when the row is graded on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_turn: Option<TurnExpectation>,
+    /// Why the guarantee holds only while SharedOS owns the loop; columns
+    /// that do not declare their steps report the row out of scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_declared_steps: Option<String>,
+}
+
+/// A case file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Case {
+    /// Editor hint pointing at the JSON Schema; ignored.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Case id; equals the file name without `.json`.
+    pub id: String,
+    /// The rule family.
+    pub family: Family,
+    /// The id of the adversary script the case runs.
+    pub adversary: String,
+    /// Prose (not hashed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Why the row is declared but never run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_implemented: Option<String>,
+    /// The worlds it runs in (at least one).
+    pub conditions: Vec<Condition>,
+}
+
+impl Case {
+    /// The condition with this id.
+    #[must_use]
+    pub fn condition(&self, id: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.id == id)
+    }
+
+    /// Checks every bound the serde shape cannot express.
+    pub(crate) fn check(&self, site: &Site<'_>) -> Result<(), LoadError> {
+        site.child("id").id(&self.id)?;
+        site.child("adversary").id(&self.adversary)?;
+        if let Some(text) = &self.description {
+            site.child("description").text(text, MAX_TEXT)?;
+        }
+        if let Some(text) = &self.not_implemented {
+            site.child("notImplemented").text(text, MAX_TEXT)?;
+        }
+        let conditions = site.child("conditions");
+        conditions.length(self.conditions.len(), 1, MAX_CONDITIONS, "conditions")?;
+        for (i, condition) in self.conditions.iter().enumerate() {
+            let at = conditions.index(i);
+            condition.check(&at)?;
+            if self.conditions[..i].iter().any(|c| c.id == condition.id) {
+                return Err(at.child("id").duplicate_entry(format!(
+                    "a condition id not used before in this case (`{}` repeats)",
+                    condition.id
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Condition {
+    fn check(&self, site: &Site<'_>) -> Result<(), LoadError> {
+        site.child("id").id(&self.id)?;
+        site.child("description").text(&self.description, MAX_TEXT)?;
+        self.world.check(&site.child("world"))?;
+        if let Some(code) = self.expect_turn.as_ref().and_then(|e| e.reason_code.as_deref()) {
+            site.child("expectTurn").child("reasonCode").reason_code(code)?;
+        }
+        if let Some(text) = &self.requires_declared_steps {
+            site.child("requiresDeclaredSteps").text(text, MAX_TEXT)?;
+        }
+        Ok(())
+    }
+}

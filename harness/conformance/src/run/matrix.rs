@@ -1,0 +1,113 @@
+//! The whole matrix: plan the selected cells, run them on a worker pool, and
+//! put the results in canonical order before anything is written.
+
+use super::cell::{run_cell, CellError, CellRun};
+use crate::case::Case;
+use crate::golden::CellKey;
+use crate::judge::cell::declared_cell;
+use crate::judge::CellStatus;
+use crate::loader::Suite;
+use crate::manifest::Cell;
+use rayon::prelude::*;
+use std::rc::Rc;
+
+/// A column of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnSpec {
+    /// Column id (SharedOS's spelling).
+    pub id: &'static str,
+    /// Display label.
+    pub label: &'static str,
+}
+
+/// The scripted adversary column.
+pub const ADVERSARY: ColumnSpec = ColumnSpec { id: "adversary-embedded", label: "Adversary" };
+
+/// Every column this harness runs, in manifest order.
+#[must_use]
+pub fn columns() -> Vec<ColumnSpec> {
+    vec![ADVERSARY]
+}
+
+/// Which cells to consider; an empty list selects everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Case ids.
+    pub cases: Vec<String>,
+    /// Column ids.
+    pub columns: Vec<String>,
+    /// Family names.
+    pub families: Vec<String>,
+}
+
+impl Selection {
+    fn keeps_case(&self, case: &Case) -> bool {
+        (self.cases.is_empty() || self.cases.contains(&case.id))
+            && (self.families.is_empty() || self.families.iter().any(|f| f == case.family.as_str()))
+    }
+
+    fn keeps_column(&self, column: &ColumnSpec) -> bool {
+        self.columns.is_empty() || self.columns.iter().any(|c| c == column.id)
+    }
+}
+
+/// One planned cell: run it, or decide it without running.
+#[derive(Debug, Clone)]
+pub struct PlannedCell {
+    /// Which cell.
+    pub key: CellKey,
+    /// `Some` when the cell is decided without running.
+    pub declared: Option<Cell>,
+}
+
+/// Plans the selected cells in canonical order (case, condition, column order).
+#[must_use]
+pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
+    let columns: Vec<ColumnSpec> = columns().into_iter().filter(|c| selection.keeps_column(c)).collect();
+    let mut planned = Vec::new();
+    for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
+        let declared_attempts = suite.scripts.get(&case.adversary).map_or(0, |s| s.attempts.len());
+        for condition in &case.conditions {
+            for column in &columns {
+                let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column.id.to_string() };
+                let declared = case.not_implemented.as_ref().map(|reason| {
+                    declared_cell(column.id, CellStatus::NotImplemented, u32::try_from(declared_attempts).unwrap_or(u32::MAX), reason)
+                });
+                planned.push(PlannedCell { key, declared });
+            }
+        }
+    }
+    planned
+}
+
+/// A cell's result: graded, or a harness error that stopped it.
+pub type CellResult = Result<CellRun, CellError>;
+
+/// Runs one planned cell that is not declared.
+///
+/// # Errors
+/// When the cell cannot be run.
+pub fn run_planned(suite: &Suite, planned: &PlannedCell) -> CellResult {
+    let unknown = || CellError::Record { execution_id: planned.key.trial_name(), detail: "the plan names a case the suite lacks".to_string() };
+    let case = suite.case(&planned.key.case).ok_or_else(unknown)?;
+    let condition = case.conditions.iter().find(|c| c.id == planned.key.condition).ok_or_else(unknown)?;
+    let script = suite.scripts.get(&case.adversary).ok_or_else(unknown)?;
+    run_cell(case, condition, &Rc::new(script.clone()), &planned.key.column)
+}
+
+/// Runs every planned cell that needs running on `jobs` worker threads.
+/// Results come back in plan order whatever the scheduling.
+#[must_use]
+pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> Vec<(PlannedCell, Option<CellResult>)> {
+    let work = || {
+        planned
+            .par_iter()
+            .map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p))))
+            .collect::<Vec<_>>()
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+        Ok(pool) => pool.install(work),
+        // A pool that cannot start still yields the same ordered results.
+        Err(_) => planned.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p)))).collect(),
+    }
+}

@@ -1,0 +1,125 @@
+//! Turning a matrix run into the manifest and its Markdown rendering.
+
+use super::cell::{CellError, CellRun};
+use super::matrix::{columns, CellResult, PlannedCell, Selection};
+use crate::identity::case_set_hash;
+use crate::loader::Suite;
+use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
+use crate::markdown::render_markdown;
+use crate::world::{World, WorldError};
+use serde_json::json;
+use sharedos_model::canonical::{tagged_hash, CanonicalError};
+
+/// A finished run: every graded cell and the reports built from them.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Run cells in canonical order.
+    pub cells: Vec<CellRun>,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// The manifest as committed (`reports/conformance.json`).
+    pub manifest_json: String,
+    /// Its Markdown rendering (`reports/conformance.md`).
+    pub markdown: String,
+}
+
+/// Why a report could not be built (a harness bug, never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A cell could not be run.
+    #[error("run cell {cell}: {source}")]
+    Cell {
+        /// `case/condition/column`.
+        cell: String,
+        /// Why.
+        #[source]
+        source: CellError,
+    },
+    /// A world could not be built for the world-set hash.
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// A hash could not be computed.
+    #[error(transparent)]
+    Hash(#[from] CanonicalError),
+}
+
+/// The world-set hash: every selected case's conditions, each with the
+/// description of the world it materialises.
+///
+/// # Errors
+/// When a world cannot be built.
+pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, ReportError> {
+    let mut entries = Vec::new();
+    for case in suite.cases.iter().filter(|c| selection.cases.is_empty() || selection.cases.contains(&c.id)) {
+        let mut conditions = Vec::new();
+        for condition in &case.conditions {
+            let world = World::build(&condition.world)?;
+            conditions.push(json!({ "condition": condition.id, "world": world.description(&condition.world) }));
+        }
+        entries.push(json!({ "case": case.id, "conditions": conditions }));
+    }
+    Ok(tagged_hash("sharedos-conformance/world-set/v1", &entries)?)
+}
+
+/// Builds the manifest and Markdown from the results of [`super::matrix::run_all`].
+///
+/// # Errors
+/// When a cell could not be run or a hash not computed.
+pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<(PlannedCell, Option<CellResult>)>) -> Result<Report, ReportError> {
+    let mut runs = Vec::new();
+    let mut rows: Vec<FamilyRow> = Vec::new();
+    for (planned, result) in results {
+        let cell = match result {
+            None => planned.declared.clone(),
+            Some(Ok(run)) => {
+                let cell = run.cell.clone();
+                runs.push(run);
+                Some(cell)
+            }
+            Some(Err(source)) => return Err(ReportError::Cell { cell: planned.key.trial_name(), source }),
+        };
+        let Some(cell) = cell else { continue };
+        row_for(suite, &planned, &mut rows).cells.push(cell);
+    }
+    let selected_columns = columns()
+        .into_iter()
+        .filter(|c| selection.columns.is_empty() || selection.columns.iter().any(|s| s == c.id))
+        .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
+        .collect();
+    let manifest = build_manifest(crate::manifest::ManifestInput {
+        case_set_hash: case_set_hash(suite)?,
+        world_set_hash: world_set_hash(suite, selection)?,
+        columns: selected_columns,
+        rows,
+        evidence: runs.iter().map(|r| r.evidence.clone()).collect(),
+    })?;
+    let manifest_json = manifest_json(&manifest)?;
+    let markdown = render_markdown(&manifest);
+    Ok(Report { cells: runs, manifest, manifest_json, markdown })
+}
+
+/// The row a planned cell belongs to, created on first sight (cells arrive
+/// grouped by case and condition, in order).
+fn row_for<'r>(suite: &Suite, planned: &PlannedCell, rows: &'r mut Vec<FamilyRow>) -> &'r mut ManifestRow {
+    let same = |r: &FamilyRow| r.row.case_id == planned.key.case && r.row.condition_id == planned.key.condition;
+    if !rows.last().is_some_and(same) {
+        let case = suite.case(&planned.key.case);
+        let script = case.and_then(|c| suite.scripts.get(&c.adversary));
+        let condition = case.and_then(|c| c.conditions.iter().find(|k| k.id == planned.key.condition));
+        rows.push(FamilyRow {
+            family: case.map_or(crate::case::Family::Matrix, |c| c.family),
+            row: ManifestRow {
+                case_id: planned.key.case.clone(),
+                condition_id: planned.key.condition.clone(),
+                kind: script.map_or(crate::script::MoveKind::ForgedGrant, |s| s.kind),
+                invariant: script.map(|s| s.invariant.clone()).unwrap_or_default(),
+                expected_outcome: script.map(|s| s.expected_outcome.clone()).unwrap_or_default(),
+                condition: condition.map(|c| c.description.clone()).unwrap_or_default(),
+                turn_expectation: condition.and_then(|c| c.expect_turn.clone()),
+                cells: Vec::new(),
+            },
+        });
+    }
+    let last = rows.len() - 1;
+    &mut rows[last].row
+}
