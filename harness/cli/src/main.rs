@@ -1,6 +1,14 @@
 #![forbid(unsafe_code)]
 //! `sharedos-conformance`: run, check and bless the conformance matrix.
 
-fn main() {
-    std::process::exit(0);
+mod args;
+mod commands;
+mod exit;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = args::Cli::parse();
+    let exit = commands::dispatch(cli.command);
+    std::process::ExitCode::from(exit.code())
 }

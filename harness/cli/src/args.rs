@@ -1,0 +1,74 @@
+//! The command line.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Seat runtimes inside SharedOS's envelope, grade every turn, and compare
+/// the results with golden snapshots.
+#[derive(Debug, Parser)]
+#[command(name = "sharedos-conformance", version, about)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the selected cells, write reports/conformance.{json,md}, and
+    /// compare every cell with its golden file.
+    Run(RunArgs),
+    /// Regenerate everything in memory and fail on any drift of the
+    /// committed reports or golden files; writes nothing.
+    Check(RunArgs),
+    /// Run the selected cells and rewrite their golden files (and the reports).
+    Bless(RunArgs),
+    /// List the selected cells without running them.
+    List(SelectArgs),
+}
+
+/// Which cells to consider.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Repository root holding cases/, adversaries/, golden/ and reports/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Only these case ids (repeatable).
+    #[arg(long = "case", value_name = "ID")]
+    pub cases: Vec<String>,
+    /// Only these column ids (repeatable).
+    #[arg(long = "column", value_name = "ID")]
+    pub columns: Vec<String>,
+    /// Only these families (repeatable).
+    #[arg(long = "family", value_name = "NAME")]
+    pub families: Vec<String>,
+    /// How to print results.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// Options of commands that run cells.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Cell selection and output format.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Worker threads (default: available cores). Output is identical for any value.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Also write a JUnit XML report here.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A per-column summary for people.
+    Human,
+    /// One JSON document.
+    Json,
+    /// One JSON object per cell, then a summary line.
+    Jsonl,
+}

@@ -1,0 +1,206 @@
+//! What each subcommand does. Library crates hold the logic; this file only
+//! wires arguments to it, prints, and chooses the exit code.
+
+use crate::args::{Command, Format, RunArgs, SelectArgs};
+use crate::exit::Exit;
+use serde_json::json;
+use sharedos_conformance::golden::{bless, compare, GoldenComparison};
+use sharedos_conformance::loader::{load_suite, Suite};
+use sharedos_conformance::output::write_if_changed;
+use sharedos_conformance::run::matrix::{columns, plan, run_all, PlannedCell, Selection};
+use sharedos_conformance::run::report::{build_report, Report};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Runs one subcommand and returns how it ended.
+pub fn dispatch(command: Command) -> Exit {
+    match command {
+        Command::List(select) => list(&select),
+        Command::Run(args) => run(&args, Mode::Run),
+        Command::Check(args) => run(&args, Mode::Check),
+        Command::Bless(args) => run(&args, Mode::Bless),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Run,
+    Check,
+    Bless,
+}
+
+fn selection(select: &SelectArgs) -> Selection {
+    Selection { cases: select.cases.clone(), columns: select.columns.clone(), families: select.families.clone() }
+}
+
+fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
+    let suite = load_suite(&select.root).map_err(|error| {
+        eprintln!("error: {error}");
+        Exit::InvalidInput
+    })?;
+    let unknown_column = select.columns.iter().find(|c| !columns().iter().any(|k| k.id == c.as_str()));
+    if let Some(column) = unknown_column {
+        eprintln!("error: no column `{column}`");
+        return Err(Exit::Usage);
+    }
+    let planned = plan(&suite, &selection(select));
+    if planned.is_empty() {
+        eprintln!("error: the filters select no cell");
+        return Err(Exit::NothingSelected);
+    }
+    Ok((suite, planned))
+}
+
+fn list(select: &SelectArgs) -> Exit {
+    let (_, planned) = match load(select) {
+        Ok(loaded) => loaded,
+        Err(exit) => return exit,
+    };
+    for cell in &planned {
+        match select.format {
+            Format::Human => println!("{}", cell.key.trial_name()),
+            Format::Json | Format::Jsonl => println!(
+                "{}",
+                json!({ "case": cell.key.case, "condition": cell.key.condition, "column": cell.key.column, "declared": cell.declared.is_some() })
+            ),
+        }
+    }
+    Exit::Success
+}
+
+fn run(args: &RunArgs, mode: Mode) -> Exit {
+    let (suite, planned) = match load(&args.select) {
+        Ok(loaded) => loaded,
+        Err(exit) => return exit,
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let results = run_all(&suite, &planned, jobs);
+    let selection = selection(&args.select);
+    let report = match build_report(&suite, &selection, results) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: the harness failed to {error} (this is a bug)");
+            return Exit::HarnessBug;
+        }
+    };
+    let full = selection == Selection::default();
+    let mut drift = golden_drift(&args.select.root, &report, mode);
+    if full {
+        drift.extend(report_drift(&args.select.root, &report, mode));
+    }
+    print_results(&report, &drift, args.select.format);
+    if let Some(path) = &args.junit {
+        if let Err(error) = write_if_changed(path, junit(&report).as_bytes()) {
+            eprintln!("error: failed to {error}");
+            return Exit::HarnessBug;
+        }
+    }
+    let failing = report.cells.iter().any(|c| c.cell.status.breaks_build());
+    if failing || !drift.is_empty() {
+        Exit::ConformanceFailure
+    } else {
+        Exit::Success
+    }
+}
+
+/// Compares (or, when blessing, rewrites) every run cell's golden file.
+fn golden_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
+    let golden = root.join("golden");
+    let mut drift = Vec::new();
+    for run in &report.cells {
+        if mode == Mode::Bless {
+            if let Err(error) = bless(&golden, &run.key, &run.snapshot) {
+                drift.push(format!("failed to {error}"));
+            }
+            continue;
+        }
+        match compare(&golden, &run.key, &run.snapshot) {
+            GoldenComparison::Same => {}
+            GoldenComparison::Missing { path } => drift.push(format!("{}: no golden file", path.display())),
+            GoldenComparison::Differs { path, diff } => drift.push(format!("{} differs:\n{diff}", path.display())),
+        }
+    }
+    drift
+}
+
+/// Writes the committed reports (run, bless) or compares them (check).
+fn report_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
+    let files = [("reports/conformance.json", &report.manifest_json), ("reports/conformance.md", &report.markdown)];
+    let mut drift = Vec::new();
+    for (relative, text) in files {
+        let path = root.join(relative);
+        if mode == Mode::Check {
+            if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+                drift.push(format!("{relative} is stale; run `sharedos-conformance run` to regenerate it"));
+            }
+        } else if let Err(error) = write_if_changed(&path, text.as_bytes()) {
+            drift.push(format!("failed to {error}"));
+        }
+    }
+    drift
+}
+
+fn print_results(report: &Report, drift: &[String], format: Format) {
+    match format {
+        Format::Human => print_human(report, drift),
+        Format::Json => println!("{}", json!({ "manifest": report.manifest, "drift": drift })),
+        Format::Jsonl => {
+            for row in &report.manifest.rows {
+                for cell in &row.cells {
+                    println!("{}", json!({ "case": row.case_id, "condition": row.condition_id, "cell": cell }));
+                }
+            }
+            println!("{}", json!({ "summary": summary(report), "drift": drift }));
+        }
+    }
+}
+
+fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
+    let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for row in &report.manifest.rows {
+        for cell in &row.cells {
+            *counts.entry(cell.column_id.clone()).or_default().entry(cell.status.as_str().to_string()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+fn print_human(report: &Report, drift: &[String]) {
+    for row in &report.manifest.rows {
+        for cell in row.cells.iter().filter(|c| c.status.breaks_build()) {
+            println!("FAIL {}/{}/{}: {}", row.case_id, row.condition_id, cell.column_id, cell.detail.clone().unwrap_or_default());
+        }
+    }
+    for entry in drift {
+        println!("DRIFT {entry}");
+    }
+    for (column, counts) in summary(report) {
+        let parts: Vec<String> = counts.iter().map(|(status, n)| format!("{status}: {n}")).collect();
+        println!("{column}  {}", parts.join("  "));
+    }
+}
+
+fn junit(report: &Report) -> String {
+    use quick_junit::{NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestSuite};
+    let mut suite = TestSuite::new("sharedos-conformance");
+    for row in &report.manifest.rows {
+        for cell in &row.cells {
+            let name = format!("{}/{}/{}", row.case_id, row.condition_id, cell.column_id);
+            let status = if cell.status.breaks_build() {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(cell.detail.clone().unwrap_or_default());
+                status
+            } else if cell.status.as_str() == "pass" {
+                TestCaseStatus::success()
+            } else {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(cell.status.as_str());
+                status
+            };
+            suite.add_test_case(TestCase::new(name, status));
+        }
+    }
+    let mut junit = Junit::new("sharedos-conformance");
+    junit.add_test_suite(suite);
+    junit.to_string().unwrap_or_default()
+}
