@@ -61,12 +61,11 @@ fn declared(text: Option<&str>) -> Option<Option<Instant>> {
 fn outside_window(grant: &Grant, at: Instants) -> bool {
     let constraints = &grant.constraints;
     let issued_late = Instant::parse(&grant.issued_at).is_none_or(|issued| issued > at.admitted_at);
-    let too_early = declared(constraints.not_before.as_deref())
-        .is_some_and(|nb| nb.is_none_or(|nb| at.admitted_at < nb));
-    let expired = declared(constraints.expires_at.as_deref())
-        .is_some_and(|exp| exp.is_none_or(|exp| at.expiry_instant() >= exp));
-    let revoked = declared(grant.revoked_at.as_deref())
-        .is_some_and(|rev| rev.is_none_or(|rev| at.admitted_at >= rev));
+    let too_early =
+        declared(constraints.not_before.as_deref()).is_some_and(|nb| nb.is_none_or(|nb| at.admitted_at < nb));
+    let expired =
+        declared(constraints.expires_at.as_deref()).is_some_and(|exp| exp.is_none_or(|exp| at.expiry_instant() >= exp));
+    let revoked = declared(grant.revoked_at.as_deref()).is_some_and(|rev| rev.is_none_or(|rev| at.admitted_at >= rev));
     issued_late || too_early || expired || revoked
 }
 

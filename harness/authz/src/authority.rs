@@ -1,10 +1,10 @@
 //! Turning what a grant source returned into a turn's resolved authority.
 
+use serde_json::Value;
 use sharedos_model::access::AccessContext;
 use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
 use sharedos_model::validate::{drop_proto_keys, Validate};
-use serde_json::Value;
 
 /// Domain tag of the authority snapshot hash.
 pub const SNAPSHOT_TAG: &str = "sharedos-conformance/authority-snapshot/v1";
@@ -94,7 +94,11 @@ pub enum AuthorityResolution {
 /// Resolves what a grant source returned (`Err` when it threw) into authority
 /// for `context`: all-or-nothing, never filtered (K4).
 #[must_use]
-pub fn resolve_authority(context: &AccessContext, loaded: Result<Value, String>, policy: PolicyState) -> AuthorityResolution {
+pub fn resolve_authority(
+    context: &AccessContext,
+    loaded: Result<Value, String>,
+    policy: PolicyState,
+) -> AuthorityResolution {
     match parse_grants(context, loaded) {
         Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
             context: context.clone(),

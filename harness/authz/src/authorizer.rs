@@ -137,7 +137,14 @@ impl Authorizer {
     }
 
     /// One grant of the walk: `Some` ends the decision, `None` moves on.
-    fn consider(&self, authority: &ResolvedAuthority, grant: &Grant, question: &Question<'_>, at: Instants, walk: &mut Walk) -> Option<Decision> {
+    fn consider(
+        &self,
+        authority: &ResolvedAuthority,
+        grant: &Grant,
+        question: &Question<'_>,
+        at: Instants,
+        walk: &mut Walk,
+    ) -> Option<Decision> {
         let context = &authority.context;
         if let Some(reason) = self.ineligibility(grant, context, at) {
             walk.reject(grant, reason);
@@ -213,7 +220,14 @@ impl Authorizer {
     }
 
     /// Bounded use: spends (or, when not consuming, checks) one use.
-    fn spend(&self, context: &AccessContext, grant: &Grant, question: &Question<'_>, allowed: Decision, walk: &mut Walk) -> Option<Decision> {
+    fn spend(
+        &self,
+        context: &AccessContext,
+        grant: &Grant,
+        question: &Question<'_>,
+        allowed: Decision,
+        walk: &mut Walk,
+    ) -> Option<Decision> {
         let Some(max_uses) = grant.constraints.max_uses else {
             return Some(allowed);
         };
@@ -326,11 +340,7 @@ fn request_is_well_formed(requirement: &Requirement, context: &AccessContext) ->
 }
 
 fn policy_denial(grant: &Grant, metadata: Option<Map<String, Value>>) -> Decision {
-    Decision {
-        matched_grant_id: Some(grant.id.clone()),
-        metadata,
-        ..Decision::deny(ReasonCode::HostPolicyDenied)
-    }
+    Decision { matched_grant_id: Some(grant.id.clone()), metadata, ..Decision::deny(ReasonCode::HostPolicyDenied) }
 }
 
 fn delegation_denial(code: ReasonCode, chain_code: &str, grant_id: &str) -> Decision {

@@ -8,12 +8,12 @@
 use crate::activity::{is_active, Instants};
 use crate::matching::{all_within, capability_within_in_any_context};
 use crate::ports::DelegationResolver;
+use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, Constraints, Grant};
 use sharedos_model::instant::Instant;
 use sharedos_model::validate::Validate;
-use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
 /// Most ancestor links walked before a chain is refused as too long.
@@ -154,9 +154,7 @@ pub fn validate_chain(
             Err(_) => return unverified(UnverifiedCode::ResolverFailed, &child.id),
             Ok(None) => return unverified(UnverifiedCode::ParentNotFound, &child.id),
             // A resolver answering with another grant is as untrustworthy as one that failed.
-            Ok(Some(parent)) if parent.id != parent_id => {
-                return unverified(UnverifiedCode::ResolverFailed, &child.id)
-            }
+            Ok(Some(parent)) if parent.id != parent_id => return unverified(UnverifiedCode::ResolverFailed, &child.id),
             Ok(Some(parent)) => parent,
         };
         if !seen.insert(parent.id.clone()) {
@@ -198,7 +196,9 @@ fn link_violation(child: &Grant, parent: &Grant, context: &AccessContext, at: In
 /// True when the child's window and purposes sit inside the parent's; an
 /// omitted constraint where the parent has one counts as widening.
 fn constraints_attenuated(child: &Grant, parent: &Grant) -> bool {
-    let (Some(child_issued), Some(parent_issued)) = (Instant::parse(&child.issued_at), Instant::parse(&parent.issued_at)) else {
+    let (Some(child_issued), Some(parent_issued)) =
+        (Instant::parse(&child.issued_at), Instant::parse(&parent.issued_at))
+    else {
         return false;
     };
     if child_issued < parent_issued {
@@ -296,10 +296,8 @@ impl DeriveRefusal {
 pub fn derive_grant(parent: &Grant, request: &DeriveRequest) -> Result<Grant, DeriveRefusal> {
     let depth = check_delegable(parent, request)?;
     let asked = &request.constraints;
-    let capabilities_fit = request
-        .capabilities
-        .iter()
-        .all(|c| parent.capabilities.iter().any(|p| capability_within_in_any_context(c, p)));
+    let capabilities_fit =
+        request.capabilities.iter().all(|c| parent.capabilities.iter().any(|p| capability_within_in_any_context(c, p)));
     if !capabilities_fit {
         return Err(DeriveRefusal::CapabilityNotWithinParent);
     }

@@ -137,7 +137,10 @@ impl DelegationResolver for InMemoryResolver {
     fn resolve(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Grant>, StoreError> {
         self.lookups.set(self.lookups.get() + 1);
         if self.failing.get() {
-            return Err(StoreError { store: "delegation", detail: "the in-memory resolver is configured to fail".to_string() });
+            return Err(StoreError {
+                store: "delegation",
+                detail: "the in-memory resolver is configured to fail".to_string(),
+            });
         }
         Ok(self.grants.borrow().get(&(namespace_id.to_string(), grant_id.to_string())).cloned())
     }

@@ -1,9 +1,9 @@
 //! The stores the authorizer consults. Each can fail; a failure is reported,
 //! never papered over.
 
+use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Decision, Grant, Requirement};
-use serde_json::{Map, Value};
 
 /// A store that did not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,5 +64,11 @@ pub enum CeilingVerdict {
 /// A host product-policy port that can only narrow what grants allow.
 pub trait HostCeiling {
     /// Narrows one allowed decision for `requirement` in `context`.
-    fn narrow(&self, allowed: &Decision, requirement: &Requirement, context: &AccessContext, policy: Option<&Value>) -> CeilingVerdict;
+    fn narrow(
+        &self,
+        allowed: &Decision,
+        requirement: &Requirement,
+        context: &AccessContext,
+        policy: Option<&Value>,
+    ) -> CeilingVerdict;
 }

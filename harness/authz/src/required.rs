@@ -33,7 +33,12 @@ struct Ask<'a> {
 /// The deterministic id of an ask made in `context`; `None` only when the
 /// ask has no canonical form.
 #[must_use]
-pub fn request_id(context: &AccessContext, capabilities: &[Capability], purpose: &str, constraints: Option<&Constraints>) -> Option<String> {
+pub fn request_id(
+    context: &AccessContext,
+    capabilities: &[Capability],
+    purpose: &str,
+    constraints: Option<&Constraints>,
+) -> Option<String> {
     let ask = Ask {
         namespace_id: &context.namespace_id,
         requester: &context.actor,

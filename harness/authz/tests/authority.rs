@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use sharedos_authz::authority::{resolve_authority, snapshot, AuthorityResolution, PolicyState, UnavailableCause, MAX_GRANTS};
+use sharedos_authz::authority::{
+    resolve_authority, snapshot, AuthorityResolution, PolicyState, UnavailableCause, MAX_GRANTS,
+};
 use sharedos_model::address::Address;
 use sharedos_model::canonical::is_content_hash;
 use sharedos_model::capability::Grant;
@@ -114,7 +116,10 @@ fn k4_unavailable_causes_have_their_audit_spellings() {
     .iter()
     .map(|c| c.as_str())
     .collect();
-    assert_eq!(spellings, ["grant_source_failed", "invalid_grant_material", "grant_scope_mismatch", "grant_limit_exceeded"]);
+    assert_eq!(
+        spellings,
+        ["grant_source_failed", "invalid_grant_material", "grant_scope_mismatch", "grant_limit_exceeded"]
+    );
 }
 
 #[test]

@@ -113,7 +113,10 @@ fn k12_empty_action_or_namespace_or_a_foreign_owner_is_invalid_request() {
         assert!(d.required_authority.is_none());
     }
     // Naming the context owner explicitly is not a crossing.
-    let own = Requirement { resource: ResourceRef { owner: Some(alice()), ..read(&["Workspace"]).resource }, action: "read".to_string() };
+    let own = Requirement {
+        resource: ResourceRef { owner: Some(alice()), ..read(&["Workspace"]).resource },
+        action: "read".to_string(),
+    };
     assert!(Authorizer::default().decide(&a, invoke(&own)).0.allowed);
 }
 
@@ -162,7 +165,11 @@ fn k13_a_grant_verifier_refusal_or_failure_rejects_the_grant() {
 
 #[test]
 fn k23_the_first_fully_passing_grant_wins_and_earlier_misses_are_explained() {
-    let a = authority(vec![grant("grant-write", vec![files(&["Workspace"], &["replace"])]), reader("grant-read"), reader("grant-read-2")]);
+    let a = authority(vec![
+        grant("grant-write", vec![files(&["Workspace"], &["replace"])]),
+        reader("grant-read"),
+        reader("grant-read-2"),
+    ]);
     let (d, e) = Authorizer::default().decide(&a, invoke(&read(&["Workspace", "policy.md"])));
     assert_eq!(d, Decision::allow("grant-read"));
     assert_eq!(e.rejected_grants, vec![("grant-write".to_string(), Rejection::Capability)]);
@@ -298,7 +305,10 @@ fn k60_denials_rank_unverified_invalid_policy_exhausted_no_match() {
         (vec![miss.clone(), spent.clone()], ReasonCode::GrantExhausted),
         (vec![spent.clone(), policy.clone(), miss.clone()], ReasonCode::HostPolicyDenied),
         (vec![spent.clone(), policy.clone(), invalid.clone()], ReasonCode::DelegationChainInvalid),
-        (vec![invalid.clone(), policy.clone(), unverified.clone(), spent.clone()], ReasonCode::DelegationChainUnverified),
+        (
+            vec![invalid.clone(), policy.clone(), unverified.clone(), spent.clone()],
+            ReasonCode::DelegationChainUnverified,
+        ),
     ];
     for (grants, expected) in ladder {
         let mut reversed = grants.clone();
@@ -330,9 +340,14 @@ fn k62_the_ceiling_is_consulted_per_matching_grant_after_chain_validation() {
         ceiling: Some(ceiling.clone()),
         ..Authorizer::default()
     };
-    let a = authority(vec![grant("grant-write", vec![files(&["Workspace"], &["replace"])]), widened, reader("grant-read")]);
+    let a =
+        authority(vec![grant("grant-write", vec![files(&["Workspace"], &["replace"])]), widened, reader("grant-read")]);
     assert_eq!(authorizer.decide(&a, invoke(&read(&["Workspace"]))).0, Decision::allow("grant-read"));
-    assert_eq!(ceiling.shown(), vec!["grant-read".to_string()], "neither the non-matching nor the invalid-chain grant is shown");
+    assert_eq!(
+        ceiling.shown(),
+        vec!["grant-read".to_string()],
+        "neither the non-matching nor the invalid-chain grant is shown"
+    );
     assert_eq!(authorizer.decide(&a, discover(&read(&[]))).0, Decision::allow("grant-read"));
     assert_eq!(ceiling.shown().len(), 2, "discovery consults the ceiling too");
 }
@@ -388,7 +403,8 @@ fn k63_a_refusal_dressed_as_a_decision_is_rewritten_to_host_policy_denied() {
 #[test]
 fn k64_a_malfunctioning_or_widening_ceiling_is_host_policy_unavailable() {
     let other = Ceiling::new(|_| CeilingVerdict::Allow(Decision::allow("grant-other")));
-    let anonymous = Ceiling::new(|_| CeilingVerdict::Allow(Decision { matched_grant_id: None, ..Decision::allow("x") }));
+    let anonymous =
+        Ceiling::new(|_| CeilingVerdict::Allow(Decision { matched_grant_id: None, ..Decision::allow("x") }));
     let broken = Ceiling::new(|_| CeilingVerdict::Malfunction);
     let a = authority(vec![reader("grant-read"), reader("grant-read-2")]);
     for ceiling in [other, anonymous, broken] {
@@ -402,7 +418,10 @@ fn k64_a_malfunctioning_or_widening_ceiling_is_host_policy_unavailable() {
 #[test]
 fn k64_ceiling_metadata_on_an_allow_is_kept() {
     let ceiling = Ceiling::new(|d| {
-        CeilingVerdict::Allow(Decision { metadata: Some(Map::from_iter([("rule".to_string(), json!("ok"))])), ..d.clone() })
+        CeilingVerdict::Allow(Decision {
+            metadata: Some(Map::from_iter([("rule".to_string(), json!("ok"))])),
+            ..d.clone()
+        })
     });
     let a = authority(vec![reader("grant-read")]);
     let (d, _) = decide(&with_ceiling(ceiling), &a, invoke(&read(&["Workspace"])));
@@ -488,13 +507,19 @@ fn k80_required_authority_is_absent_from_discovery_other_codes_and_undescribed_a
 fn k80_required_authority_is_identical_for_absent_and_unreachable_paths_and_across_turns() {
     let r = req("files", &["Workspace", "ghost.md"], "read");
     let nothing = authority(vec![]);
-    let near_miss = authority(vec![reader("grant-elsewhere")].into_iter().map(|mut g| {
-        g.capabilities[0].resource.path = path(&["Workspace", "scratch"]);
-        g
-    }).collect());
+    let near_miss = authority(
+        vec![reader("grant-elsewhere")]
+            .into_iter()
+            .map(|mut g| {
+                g.capabilities[0].resource.path = path(&["Workspace", "scratch"]);
+                g
+            })
+            .collect(),
+    );
     let mut next_turn = nothing.clone();
     next_turn.context.now = "2026-08-18T10:00:00.000Z".to_string();
-    let describe = |a: &ResolvedAuthority| Authorizer::default().decide(a, describing(&r)).0.required_authority.unwrap();
+    let describe =
+        |a: &ResolvedAuthority| Authorizer::default().decide(a, describing(&r)).0.required_authority.unwrap();
     let first = describe(&nothing);
     assert_eq!(first, describe(&near_miss));
     let later = describe(&next_turn);

@@ -8,7 +8,8 @@ use serde_json::json;
 use sharedos_authz::activity::Instants;
 use sharedos_authz::authorizer::{Authorizer, Rejection};
 use sharedos_authz::delegation::{
-    derive_grant, validate_chain, ChainVerdict, DeriveRefusal, DeriveRequest, InvalidCode, UnverifiedCode, MAX_CHAIN_LINKS,
+    derive_grant, validate_chain, ChainVerdict, DeriveRefusal, DeriveRequest, InvalidCode, UnverifiedCode,
+    MAX_CHAIN_LINKS,
 };
 use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::address::Address;
@@ -49,7 +50,9 @@ fn k53_a_root_and_a_valid_chain_pass() {
     assert_eq!(check(&root, vec![]), ChainVerdict::Valid { chain: vec![] });
     let g = agent_read(&root);
     assert_eq!(check(&g, vec![root.clone()]), ChainVerdict::Valid { chain: vec!["grant-root-files".to_string()] });
-    let d = with_resolver(InMemoryResolver::new([root])).decide(&authority(vec![g]), invoke(&read(&["Workspace", "policy.md"]))).0;
+    let d = with_resolver(InMemoryResolver::new([root]))
+        .decide(&authority(vec![g]), invoke(&read(&["Workspace", "policy.md"])))
+        .0;
     assert!(d.allowed);
 }
 
@@ -57,7 +60,10 @@ fn k53_a_root_and_a_valid_chain_pass() {
 fn k51_a_derived_grant_without_a_resolver_is_unverified() {
     let g = agent_read(&root_files());
     let verdict = validate_chain(&g, &ctx(), now(), None, MAX_CHAIN_LINKS);
-    assert_eq!(verdict, ChainVerdict::Unverified { code: UnverifiedCode::ResolverUnavailable, grant_id: "grant-read".to_string() });
+    assert_eq!(
+        verdict,
+        ChainVerdict::Unverified { code: UnverifiedCode::ResolverUnavailable, grant_id: "grant-read".to_string() }
+    );
     let (d, e) = Authorizer::default().decide(&authority(vec![g]), invoke(&read(&["Workspace"])));
     assert_eq!(d.reason_code, ReasonCode::DelegationChainUnverified);
     assert_eq!(d.metadata.unwrap()["delegation"], json!({"code": "resolver_unavailable", "grantId": "grant-read"}));
@@ -101,7 +107,10 @@ fn k52_a_resolver_answering_with_another_grant_is_not_trusted() {
     impostor.id = "grant-root-other".to_string();
     let g = agent_read(&root);
     let verdict = validate_chain(&g, &ctx(), now(), Some(&Liar(impostor)), MAX_CHAIN_LINKS);
-    assert_eq!(verdict, ChainVerdict::Unverified { code: UnverifiedCode::ResolverFailed, grant_id: "grant-read".to_string() });
+    assert_eq!(
+        verdict,
+        ChainVerdict::Unverified { code: UnverifiedCode::ResolverFailed, grant_id: "grant-read".to_string() }
+    );
 }
 
 #[test]
@@ -128,13 +137,20 @@ fn k53_ancestor_revocation_mid_turn_waits_but_ancestor_expiry_does_not() {
     let resolver = InMemoryResolver::new([root.clone()]);
     let verdict = |at| validate_chain(&g, &ctx(), at, Some(&resolver), MAX_CHAIN_LINKS);
     assert!(matches!(verdict(instants(NOW, NOW)), ChainVerdict::Valid { .. }));
-    assert_eq!(verdict(instants(NOW, LATER)), invalid(InvalidCode::ParentInactive, "grant-root-files"), "expiry at the operation");
+    assert_eq!(
+        verdict(instants(NOW, LATER)),
+        invalid(InvalidCode::ParentInactive, "grant-root-files"),
+        "expiry at the operation"
+    );
     assert_eq!(verdict(instants(NOW, EARLIER)), ChainVerdict::Valid { chain: vec!["grant-root-files".to_string()] });
     resolver.expire("grant-root-files", "2026-08-19T00:00:00.000Z");
     resolver.revoke("grant-root-files", LATER);
     let g2 = g.clone();
     let verdict = |at| validate_chain(&g2, &ctx(), at, Some(&resolver), MAX_CHAIN_LINKS);
-    assert!(matches!(verdict(instants(NOW, "2026-08-18T09:05:00.000Z")), ChainVerdict::Valid { .. }), "revocation waits");
+    assert!(
+        matches!(verdict(instants(NOW, "2026-08-18T09:05:00.000Z")), ChainVerdict::Valid { .. }),
+        "revocation waits"
+    );
     assert_eq!(verdict(instants(LATER, LATER)), invalid(InvalidCode::ParentInactive, "grant-root-files"));
 }
 
@@ -164,7 +180,11 @@ fn k54_issuer_must_be_the_parent_subject_and_namespaces_must_agree() {
     foreign.namespace_id = "world-other".to_string();
     foreign.subject = Address::human("user-bob");
     let verdict = validate_chain(&g, &ctx(), now(), Some(&Sloppy(foreign)), MAX_CHAIN_LINKS);
-    assert_eq!(verdict, invalid(InvalidCode::NamespaceMismatch, "grant-root-files"), "namespace is checked before issuer");
+    assert_eq!(
+        verdict,
+        invalid(InvalidCode::NamespaceMismatch, "grant-root-files"),
+        "namespace is checked before issuer"
+    );
 }
 
 #[test]
@@ -210,7 +230,12 @@ fn k56_a_child_may_not_widen_window_or_purposes() {
     for edit in edits {
         let mut g = base.clone();
         edit(&mut g);
-        assert_eq!(check(&g, vec![root.clone()]), invalid(InvalidCode::ConstraintsWidened, "grant-root-files"), "{:?}", g.constraints);
+        assert_eq!(
+            check(&g, vec![root.clone()]),
+            invalid(InvalidCode::ConstraintsWidened, "grant-root-files"),
+            "{:?}",
+            g.constraints
+        );
     }
     // Omitting notBefore is fine when the child's issuedAt is inside the parent window.
     let mut g = base.clone();
@@ -238,7 +263,10 @@ fn k57_delegation_depth_must_be_granted_and_strictly_decrease() {
 fn k58_a_bounded_parent_cannot_be_delegated_from() {
     let mut root = root_files();
     root.constraints.max_uses = Some(3);
-    assert_eq!(check(&agent_read(&root), vec![root.clone()]), invalid(InvalidCode::BoundedParentNotDelegable, "grant-root-files"));
+    assert_eq!(
+        check(&agent_read(&root), vec![root.clone()]),
+        invalid(InvalidCode::BoundedParentNotDelegable, "grant-root-files")
+    );
     let refused = derive_grant(&root, &derive_request(&root));
     assert_eq!(refused, Err(DeriveRefusal::BoundedParentNotDelegable));
 }
@@ -269,7 +297,11 @@ fn k59_chains_longer_than_sixteen_links_are_invalid() {
     let (leaf, ancestors) = chain(17);
     let leaf_id = leaf.id.clone();
     assert_eq!(leaf_id, "g-17");
-    assert_eq!(check(&leaf, ancestors), invalid(InvalidCode::ChainTooLong, "g-1"), "too long names the child whose parent would be link 17");
+    assert_eq!(
+        check(&leaf, ancestors),
+        invalid(InvalidCode::ChainTooLong, "g-1"),
+        "too long names the child whose parent would be link 17"
+    );
 }
 
 #[test]
@@ -312,7 +344,8 @@ fn k60_the_first_of_equally_severe_chain_failures_is_kept() {
     second.id = "grant-second".to_string();
     second.issuer = Address::human("user-bob");
     second.constraints.purposes = Some(vec![PURPOSE.to_string()]);
-    let (d, _) = with_resolver(InMemoryResolver::new([root])).decide(&authority(vec![first, second]), invoke(&read(&["Workspace"])));
+    let (d, _) = with_resolver(InMemoryResolver::new([root]))
+        .decide(&authority(vec![first, second]), invoke(&read(&["Workspace"])));
     assert_eq!(d.reason_code, ReasonCode::DelegationChainInvalid);
     assert_eq!(d.metadata.unwrap()["delegation"]["code"], "capability_widened");
 }
@@ -377,8 +410,14 @@ fn k61_derive_grant_refuses_rather_than_clamps() {
         (|r| r.capabilities[0].resource.owner = None, DeriveRefusal::CapabilityNotWithinParent),
         (|r| r.capabilities[0].actions = vec!["*".to_string()], DeriveRefusal::CapabilityNotWithinParent),
         (|r| r.constraints.purposes = Some(vec!["other".to_string()]), DeriveRefusal::PurposeNotWithinParent),
-        (|r| r.constraints.expires_at = Some("2026-08-20T00:00:00.000Z".to_string()), DeriveRefusal::WindowNotWithinParent),
-        (|r| r.constraints.not_before = Some("2026-08-18T07:00:00.000Z".to_string()), DeriveRefusal::WindowNotWithinParent),
+        (
+            |r| r.constraints.expires_at = Some("2026-08-20T00:00:00.000Z".to_string()),
+            DeriveRefusal::WindowNotWithinParent,
+        ),
+        (
+            |r| r.constraints.not_before = Some("2026-08-18T07:00:00.000Z".to_string()),
+            DeriveRefusal::WindowNotWithinParent,
+        ),
         (|r| r.constraints.expires_at = Some("tomorrow".to_string()), DeriveRefusal::WindowNotWithinParent),
         (|r| r.issued_at = "2026-08-18T07:00:00.000Z".to_string(), DeriveRefusal::IssuedBeforeParent),
         (|r| r.issued_at = "now".to_string(), DeriveRefusal::IssuedBeforeParent),
@@ -413,6 +452,7 @@ fn k61_derive_grant_keeps_explicit_narrower_constraints() {
     assert_eq!(derived.constraints.max_uses, Some(2));
     let star_parent = root("grant-root-star", vec![files(&["Workspace"], &["*"])]);
     let mut star = derive_request(&star_parent);
-    star.capabilities = vec![files(&["Workspace", "scratch"], &["*"]), cap("files", &["Workspace", "a"], &["x"], Scope::Exact)];
+    star.capabilities =
+        vec![files(&["Workspace", "scratch"], &["*"]), cap("files", &["Workspace", "a"], &["x"], Scope::Exact)];
     assert!(derive_grant(&star_parent, &star).is_ok());
 }

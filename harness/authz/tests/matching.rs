@@ -15,7 +15,10 @@ use sharedos_model::capability::{Requirement, ResourceRef, Scope};
 use sharedos_model::codes::ReasonCode;
 
 fn owned_req(ns: &str, p: &[&str], action: &str, owner: Address) -> Requirement {
-    Requirement { resource: ResourceRef { owner: Some(owner), ..req(ns, p, action).resource }, action: action.to_string() }
+    Requirement {
+        resource: ResourceRef { owner: Some(owner), ..req(ns, p, action).resource },
+        action: action.to_string(),
+    }
 }
 
 #[test]
@@ -160,7 +163,10 @@ fn k55_containment_checks_namespace_owner_actions_and_scope() {
     assert!(!capability_within(&cap("repo", &["Workspace"], &["read"], Scope::Descendants), &parent, &c));
     let exact_parent = cap("files", &["Workspace"], &["read"], Scope::Exact);
     assert!(capability_within(&cap("files", &["Workspace"], &["read"], Scope::Exact), &exact_parent, &c));
-    assert!(!capability_within(&files(&["Workspace"], &["read"]), &exact_parent, &c), "descendants child under exact parent");
+    assert!(
+        !capability_within(&files(&["Workspace"], &["read"]), &exact_parent, &c),
+        "descendants child under exact parent"
+    );
     assert!(!capability_within(&cap("files", &["Workspace", "a"], &["read"], Scope::Exact), &exact_parent, &c));
     // In a context, an unowned parent resolves to the context owner.
     let bare = unowned("files", &["Workspace"], &["read"], Scope::Descendants);
@@ -172,8 +178,14 @@ fn k55_containment_checks_namespace_owner_actions_and_scope() {
 #[test]
 fn k61_in_any_context_containment_refuses_owner_pinning_and_new_wildcards() {
     let bare = unowned("files", &["Workspace"], &["read"], Scope::Descendants);
-    assert!(!capability_within_in_any_context(&files(&["Workspace"], &["read"]), &bare), "owner pinned under unowned parent");
-    assert!(!capability_within_in_any_context(&bare, &files(&["Workspace"], &["read"])), "owner dropped under owned parent");
+    assert!(
+        !capability_within_in_any_context(&files(&["Workspace"], &["read"]), &bare),
+        "owner pinned under unowned parent"
+    );
+    assert!(
+        !capability_within_in_any_context(&bare, &files(&["Workspace"], &["read"])),
+        "owner dropped under owned parent"
+    );
     assert!(capability_within_in_any_context(&unowned("files", &["Workspace", "a"], &["read"], Scope::Exact), &bare));
     assert!(!capability_within_in_any_context(&files(&["Workspace"], &["*"]), &files(&["Workspace"], &["read"])));
     assert!(capability_within_in_any_context(&files(&["Workspace"], &["*"]), &files(&["Workspace"], &["*"])));

@@ -159,7 +159,8 @@ fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
     let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for row in &report.manifest.rows {
         for cell in &row.cells {
-            *counts.entry(cell.column_id.clone()).or_default().entry(cell.status.as_str().to_string()).or_default() += 1;
+            *counts.entry(cell.column_id.clone()).or_default().entry(cell.status.as_str().to_string()).or_default() +=
+                1;
         }
     }
     counts
@@ -168,7 +169,13 @@ fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
 fn print_human(report: &Report, drift: &[String]) {
     for row in &report.manifest.rows {
         for cell in row.cells.iter().filter(|c| c.status.breaks_build()) {
-            println!("FAIL {}/{}/{}: {}", row.case_id, row.condition_id, cell.column_id, cell.detail.clone().unwrap_or_default());
+            println!(
+                "FAIL {}/{}/{}: {}",
+                row.case_id,
+                row.condition_id,
+                cell.column_id,
+                cell.detail.clone().unwrap_or_default()
+            );
         }
     }
     for entry in drift {

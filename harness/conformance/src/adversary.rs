@@ -4,7 +4,7 @@
 
 use crate::receipt::{derived_call_id, AdversarialTurnReport, AttemptReceipt, REPORT_METADATA_KEY, REPORT_VERSION};
 use crate::record::events::CONFORMANCE_ATTEMPT;
-use crate::script::{Attempt, AttackScript, Forge, Inspection, TerminalKind};
+use crate::script::{AttackScript, Attempt, Forge, Inspection, TerminalKind};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
@@ -21,8 +21,17 @@ pub const ADVERSARY_RUNTIME_ID: &str = "sharedos-conformance.adversary";
 /// The synthetic code of an inspection that found no grant material.
 pub const NO_GRANT_MATERIAL: &str = "no_grant_material_reachable";
 /// Names whose presence on a runtime surface would be grant material.
-const GRANT_MATERIAL_NAMES: &[&str] =
-    &["grant", "grants", "grantId", "grantSource", "parentGrantId", "capabilities", "delegationDepth", "issuer", "revokedAt"];
+const GRANT_MATERIAL_NAMES: &[&str] = &[
+    "grant",
+    "grants",
+    "grantId",
+    "grantSource",
+    "parentGrantId",
+    "capabilities",
+    "delegationDepth",
+    "issuer",
+    "revokedAt",
+];
 /// The members of the runtime host, which the inspection walks too.
 const HOST_MEMBERS: &[&str] = &["limits", "invokeTool", "emit", "annotate", "draining"];
 
@@ -51,16 +60,28 @@ impl RuntimePlugin for Adversary {
         }
     }
 
-    fn run<'a>(&'a self, request: Rc<RuntimeTurnRequest>, host: RuntimeHost, signal: AbortSignal) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
+    fn run<'a>(
+        &'a self,
+        request: Rc<RuntimeTurnRequest>,
+        host: RuntimeHost,
+        signal: AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
         Box::pin(async move {
-            let receipts = TurnRun { script: &self.script, request: &request, host: &host, signal: &signal }.attempt_all(self.turn).await;
+            let receipts = TurnRun { script: &self.script, request: &request, host: &host, signal: &signal }
+                .attempt_all(self.turn)
+                .await;
             self.finish(&request, &host, receipts)
         })
     }
 }
 
 impl Adversary {
-    fn finish(&self, request: &RuntimeTurnRequest, host: &RuntimeHost, receipts: Vec<AttemptReceipt>) -> Result<Value, RuntimeFailure> {
+    fn finish(
+        &self,
+        request: &RuntimeTurnRequest,
+        host: &RuntimeHost,
+        receipts: Vec<AttemptReceipt>,
+    ) -> Result<Value, RuntimeFailure> {
         let declared = receipts.len();
         let attempted = receipts.iter().filter(|r| r.attempted).count();
         let report = AdversarialTurnReport {
@@ -75,11 +96,14 @@ impl Adversary {
         let mut metadata = Map::new();
         metadata.insert(REPORT_METADATA_KEY.to_string(), serde_json::to_value(&report).unwrap_or(Value::Null));
         match &self.script.terminal {
-            Some(terminal) if terminal.kind == TerminalKind::Crash => Err(RuntimeFailure::message(terminal.reason.clone())),
+            Some(terminal) if terminal.kind == TerminalKind::Crash => {
+                Err(RuntimeFailure::message(terminal.reason.clone()))
+            }
             Some(terminal) => {
                 // The claim is stated before the outcome is returned; it can
                 // only make the row harder to pass.
-                let _ = host.annotate("escalationAsked", json!({ "tool": "sharedos.escalate", "reason": terminal.reason }));
+                let _ =
+                    host.annotate("escalationAsked", json!({ "tool": "sharedos.escalate", "reason": terminal.reason }));
                 Ok(with_metadata(escalate(&terminal.reason), metadata))
             }
             None => Ok(with_metadata(complete(json!({ "declared": declared, "attempted": attempted })), metadata)),
@@ -102,7 +126,11 @@ impl TurnRun<'_> {
         let mut host_closed = false;
         for attempt in self.script.attempts.iter().filter(|a| a.turn == turn) {
             let receipt = if host_closed {
-                AttemptReceipt::unattempted(self.script, attempt, "the runtime host closed before this attempt was made")
+                AttemptReceipt::unattempted(
+                    self.script,
+                    attempt,
+                    "the runtime host closed before this attempt was made",
+                )
             } else {
                 self.attempt(attempt, &mut issued).await
             };

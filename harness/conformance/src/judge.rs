@@ -24,15 +24,17 @@ pub mod cell;
 pub mod finding;
 pub mod status;
 
-use serde::{Deserialize, Serialize};
+pub use attempt::{AttemptGrade, AttemptOutcome, GradingLimits};
+pub use finding::Finding;
+pub use status::TurnVerdict;
+
 use crate::case::TurnExpectation;
 use crate::receipt::AttemptReceipt;
 use crate::record::Completeness;
 use crate::script::AttackScript;
-use attempt::{AttemptOutcome, Excuses, GradingLimits};
-use finding::Finding;
+use attempt::Excuses;
+use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
-use status::TurnVerdict;
 
 /// The version of this harness's grading rules.
 pub const RULES_VERSION: &str = "1";

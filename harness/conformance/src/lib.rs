@@ -1,18 +1,18 @@
 #![forbid(unsafe_code)]
-pub mod golden;
-pub mod output;
-pub mod record;
+pub mod adversary;
 pub mod case;
+pub mod evidence;
+pub mod golden;
 pub mod identity;
+pub mod judge;
 pub mod known_tools;
 pub mod loader;
-pub mod script;
-pub mod world_options;
-pub mod world;
-pub mod evidence;
-pub mod judge;
 pub mod manifest;
 pub mod markdown;
+pub mod output;
 pub mod receipt;
-pub mod adversary;
+pub mod record;
 pub mod run;
+pub mod script;
+pub mod world;
+pub mod world_options;

@@ -12,7 +12,7 @@
 //! refusal.
 
 use crate::record::events::{self, CONFORMANCE_ATTEMPT};
-use crate::script::{Attempt, AttackScript, Expectation, MoveKind, Role};
+use crate::script::{AttackScript, Attempt, Expectation, MoveKind, Role};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sharedos_model::execution::ExecutionResult;
@@ -162,9 +162,7 @@ impl AdversarialTurnReport {
             return Err(ValidationError::new("/version", format!("the report version \"{REPORT_VERSION}\"")));
         }
         for (i, receipt) in report.receipts.iter().enumerate() {
-            receipt
-                .check()
-                .map_err(|e| ValidationError::new(&format!("/receipts/{i}{}", e.pointer), e.expected))?;
+            receipt.check().map_err(|e| ValidationError::new(&format!("/receipts/{i}{}", e.pointer), e.expected))?;
         }
         Ok(report)
     }
@@ -249,12 +247,8 @@ pub struct OperationsUnder<'a> {
 /// a message dispatch has no tool operation: it was not an attempt.
 #[must_use]
 pub fn operations_under<'a>(record: &'a ExecutionRecord, call_id: &str) -> OperationsUnder<'a> {
-    let under: Vec<&Operation> = record
-        .execution
-        .operations
-        .iter()
-        .filter(|o| o.operation_id.as_deref() == Some(call_id))
-        .collect();
+    let under: Vec<&Operation> =
+        record.execution.operations.iter().filter(|o| o.operation_id.as_deref() == Some(call_id)).collect();
     let tool = under.iter().rev().find(|o| o.kind == OperationKind::Tool).copied();
     let sibling = under
         .iter()
@@ -272,7 +266,13 @@ fn observed(outcome: OperationOutcome) -> ToolStatus {
     }
 }
 
-fn issued(script: &AttackScript, attempt: &Attempt, call_id: Option<String>, operation: &Operation, cause: Option<&str>) -> AttemptReceipt {
+fn issued(
+    script: &AttackScript,
+    attempt: &Attempt,
+    call_id: Option<String>,
+    operation: &Operation,
+    cause: Option<&str>,
+) -> AttemptReceipt {
     AttemptReceipt {
         attempted: true,
         call_id,
@@ -287,7 +287,12 @@ fn issued(script: &AttackScript, attempt: &Attempt, call_id: Option<String>, ope
 /// Receipts for one turn of a scripted column, read from that turn's record
 /// by derived call id.
 #[must_use]
-pub fn receipts_from_record(script: &AttackScript, turn: u32, execution_id: &str, record: &ExecutionRecord) -> Vec<AttemptReceipt> {
+pub fn receipts_from_record(
+    script: &AttackScript,
+    turn: u32,
+    execution_id: &str,
+    record: &ExecutionRecord,
+) -> Vec<AttemptReceipt> {
     script
         .attempts_for_turn(turn)
         .map(|attempt| {
@@ -320,7 +325,8 @@ fn declared_path(attempt: &Attempt) -> Option<Vec<String>> {
 /// toward `fail`, never toward a false `pass`.
 #[must_use]
 pub fn live_receipts_from_record(script: &AttackScript, turn: u32, record: &ExecutionRecord) -> Vec<AttemptReceipt> {
-    let tool_ops: Vec<&Operation> = record.execution.operations.iter().filter(|o| o.kind == OperationKind::Tool).collect();
+    let tool_ops: Vec<&Operation> =
+        record.execution.operations.iter().filter(|o| o.kind == OperationKind::Tool).collect();
     let mut consumed = vec![false; tool_ops.len()];
     let mut receipts = Vec::new();
     for attempt in script.attempts_for_turn(turn) {

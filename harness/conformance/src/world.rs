@@ -3,28 +3,28 @@
 //! trusted setup before any turn runs.
 
 use crate::world_options::{BrokerMode, EscalationMode, WorldOptions};
+use sharedos_authz::ports::UsageStore;
 use sharedos_kernel::error::KernelError;
-use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::escalation::escalation_tool;
+use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{IdFactory, MessageIdFactory, ToolHandler};
-use sharedos_kernel::world::broker::notion_search_definition;
-use sharedos_kernel::world::constants::SEARCH_ACTION;
-use sharedos_kernel::world::fixture_tools::admin_grant_issue_definition;
-use sharedos_model::tool::ToolDefinition;
 use sharedos_kernel::world::audit_log::RecordingAudit;
+use sharedos_kernel::world::broker::notion_search_definition;
 use sharedos_kernel::world::broker::NotionBroker;
 use sharedos_kernel::world::ceiling::FrozenCeiling;
 use sharedos_kernel::world::clock::WorldClock;
+use sharedos_kernel::world::constants::SEARCH_ACTION;
 use sharedos_kernel::world::constants::{instant_after, now_instant};
 use sharedos_kernel::world::file_store::FileStore;
 use sharedos_kernel::world::file_tools::file_tools;
+use sharedos_kernel::world::fixture_tools::admin_grant_issue_definition;
 use sharedos_kernel::world::fixture_tools::fixture_tools;
 use sharedos_kernel::world::grant_store::{ChainResolver, WorldGrantSource};
 use sharedos_kernel::world::grants::{grant_set, GrantOptions, GrantSet};
 use sharedos_kernel::world::transport::{RecordingTransport, ReplyRouter, TransportMode};
 use sharedos_kernel::world::usage::{MemoryUsage, UnreachableUsage};
-use sharedos_authz::ports::UsageStore;
 use sharedos_model::instant::Instant;
+use sharedos_model::tool::ToolDefinition;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -99,7 +99,17 @@ impl World {
         requested_tools.extend(kernel.messages_request_handler().map(|h| h.definition().clone()));
         requested_tools.push(notion_search_definition(SEARCH_ACTION));
         requested_tools.push(admin_grant_issue_definition());
-        Ok(World { kernel: Rc::new(kernel), grants, grant_source, chain, audit, transport, files, clock, requested_tools })
+        Ok(World {
+            kernel: Rc::new(kernel),
+            grants,
+            grant_source,
+            chain,
+            audit,
+            transport,
+            files,
+            clock,
+            requested_tools,
+        })
     }
 }
 
@@ -167,11 +177,8 @@ fn build_kernel(
     audit: &Rc<RecordingAudit>,
     transport: &Rc<RecordingTransport>,
 ) -> Result<Kernel, KernelError> {
-    let usage: Rc<dyn UsageStore> = if options.usage_store_unavailable {
-        Rc::new(UnreachableUsage::new())
-    } else {
-        Rc::new(MemoryUsage::new())
-    };
+    let usage: Rc<dyn UsageStore> =
+        if options.usage_store_unavailable { Rc::new(UnreachableUsage::new()) } else { Rc::new(MemoryUsage::new()) };
     let audit_counter = Rc::new(Cell::new(0_u64));
     let audit_ids: IdFactory = Rc::new(move || {
         audit_counter.set(audit_counter.get() + 1);

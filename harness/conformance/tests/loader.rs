@@ -585,7 +585,8 @@ fn r39_an_expectation_needs_a_listed_status_and_for_a_refusal_a_listed_code() {
     use sharedos_conformance::script::Expectation;
     use sharedos_model::tool::ToolStatus;
     let pinned: Expectation =
-        serde_json::from_value(json!({"statuses": ["denied", "succeeded"], "reasonCodes": ["no_matching_grant"]})).unwrap();
+        serde_json::from_value(json!({"statuses": ["denied", "succeeded"], "reasonCodes": ["no_matching_grant"]}))
+            .unwrap();
     assert!(pinned.accepts(ToolStatus::Denied, Some("no_matching_grant")));
     assert!(!pinned.accepts(ToolStatus::Denied, Some("tool_unavailable")));
     assert!(!pinned.accepts(ToolStatus::Denied, None));

@@ -66,7 +66,8 @@ fn r78_v6_example_with_a_cause() {
 fn r78_v6_example_of_a_turn_refused_before_the_runtime_started() {
     let mut cell = run("a", CellStatus::Pass, (0, 3), &[Source::Kernel], &["authority_unavailable"]);
     cell.not_applicable = 3;
-    cell.detail = Some("the turn itself ended as `denied` with `authority_unavailable`, before the runtime was started".into());
+    cell.detail =
+        Some("the turn itself ended as `denied` with `authority_unavailable`, before the runtime was started".into());
     assert_eq!(
         line(&cell),
         "- **Adversary** — pass; 0 of 3 attempts issued, 3 structurally unreachable; refused by `kernel`; reason `authority_unavailable`; record usable; the turn itself ended as `denied` with `authority_unavailable`, before the runtime was started"
@@ -87,7 +88,13 @@ fn r78_turns_unreachable_causes_lists_and_unusable_records() {
     cell.causes = vec!["route_lease_revoked".into()];
     assert!(line(&cell).ends_with("reason `message_request_not_accepted`; cause `route_lease_revoked`; record usable"));
 
-    let mut cell = run("a", CellStatus::Pass, (3, 3), &[Source::Envelope, Source::Kernel], &["no_matching_grant", "tool_unavailable"]);
+    let mut cell = run(
+        "a",
+        CellStatus::Pass,
+        (3, 3),
+        &[Source::Envelope, Source::Kernel],
+        &["no_matching_grant", "tool_unavailable"],
+    );
     cell.record_usable = false;
     cell.record_gaps = vec!["authority.snapshots".into(), "execution.events".into()];
     cell.detail = Some("see the record".into());
@@ -104,12 +111,18 @@ fn r78_turns_unreachable_causes_lists_and_unusable_records() {
 #[test]
 fn r78_declared_cells_count_attempts_in_the_singular_only_for_one() {
     let not_implemented = declared_cell("a", CellStatus::NotImplemented, 1, "SharedOS has no view layer");
-    assert_eq!(line(&not_implemented), "- **Adversary** — not implemented; 1 attempt declared, none runnable; SharedOS has no view layer");
+    assert_eq!(
+        line(&not_implemented),
+        "- **Adversary** — not implemented; 1 attempt declared, none runnable; SharedOS has no view layer"
+    );
     let mut silent = declared_cell("a", CellStatus::NotImplemented, 2, "x");
     silent.detail = None;
     assert_eq!(line(&silent), "- **Adversary** — not implemented; 2 attempts declared, none runnable; no reason given");
     let unsupported = declared_cell("a", CellStatus::NotApplicable, 2, "a harness cannot crash on cue");
-    assert_eq!(line(&unsupported), "- **Adversary** — not applicable; 2 attempts declared, none issued; a harness cannot crash on cue");
+    assert_eq!(
+        line(&unsupported),
+        "- **Adversary** — not applicable; 2 attempts declared, none issued; a harness cannot crash on cue"
+    );
 }
 
 #[test]
@@ -167,15 +180,28 @@ fn input() -> ManifestInput {
         "budget-exceeded",
         "step-ceiling",
         MoveKind::BudgetExceeded,
-        vec![run("adversary-embedded", CellStatus::Pass, (2, 2), &[Source::Envelope], &["step_limit_exceeded"]), driver],
+        vec![
+            run("adversary-embedded", CellStatus::Pass, (2, 2), &[Source::Envelope], &["step_limit_exceeded"]),
+            driver,
+        ],
     );
-    let mut authority = row("authority-unavailable", "outage-at-turn-boundary", MoveKind::AuthorityUnavailable, vec![{
-        let mut c = run("adversary-embedded", CellStatus::Pass, (0, 3), &[Source::Kernel], &["authority_unavailable"]);
-        c.not_applicable = 3;
-        c.detail = Some("the turn ended `denied` with `authority_unavailable`, as the row requires, before its runtime started".into());
-        c
-    }]);
-    authority.turn_expectation = Some(TurnExpectation { status: ExecutionStatus::Denied, reason_code: Some("authority_unavailable".into()) });
+    let mut authority = row(
+        "authority-unavailable",
+        "outage-at-turn-boundary",
+        MoveKind::AuthorityUnavailable,
+        vec![{
+            let mut c =
+                run("adversary-embedded", CellStatus::Pass, (0, 3), &[Source::Kernel], &["authority_unavailable"]);
+            c.not_applicable = 3;
+            c.detail = Some(
+                "the turn ended `denied` with `authority_unavailable`, as the row requires, before its runtime started"
+                    .into(),
+            );
+            c
+        }],
+    );
+    authority.turn_expectation =
+        Some(TurnExpectation { status: ExecutionStatus::Denied, reason_code: Some("authority_unavailable".into()) });
     let views = row(
         "typed-governed-views",
         "declared",
@@ -192,7 +218,10 @@ fn input() -> ManifestInput {
             ColumnHeader { id: "adversary-embedded".into(), label: "Adversary".into() },
             ColumnHeader { id: "model-scripted".into(), label: "Standard".into() },
         ],
-        rows: [forged, budget, authority, views].into_iter().map(|row| FamilyRow { family: Family::Matrix, row }).collect(),
+        rows: [forged, budget, authority, views]
+            .into_iter()
+            .map(|row| FamilyRow { family: Family::Matrix, row })
+            .collect(),
         evidence: vec![
             evidence("forged-grant", "baseline", "adversary-embedded", &[(R1, None)]),
             evidence("forged-grant", "baseline", "model-scripted", &[(R2, Some(PROMPT))]),
@@ -219,7 +248,18 @@ fn r1_the_manifest_json_is_two_space_indented_with_one_newline() {
 #[test]
 fn manifest_keys_follow_the_shared_os_order_plus_additions() {
     let text = manifest_json(&manifest()).unwrap();
-    let top = ["version", "judgeVersion", "rulesVersion", "hashScheme", "caseSetHash", "worldSetHash", "evidenceRoot", "columns", "families", "rows"];
+    let top = [
+        "version",
+        "judgeVersion",
+        "rulesVersion",
+        "hashScheme",
+        "caseSetHash",
+        "worldSetHash",
+        "evidenceRoot",
+        "columns",
+        "families",
+        "rows",
+    ];
     let mut last = 0;
     for key in &top {
         let at = text.find(&format!("\n  \"{key}\"")).unwrap_or_else(|| panic!("{key} missing"));
@@ -228,11 +268,14 @@ fn manifest_keys_follow_the_shared_os_order_plus_additions() {
     }
     let value: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(value["hashScheme"], json!(HASH_SCHEME));
-    assert_eq!(value["families"], json!([{"family": "matrix", "rows": [
+    assert_eq!(
+        value["families"],
+        json!([{"family": "matrix", "rows": [
         {"caseId": "forged-grant", "conditionId": "baseline"},
         {"caseId": "budget-exceeded", "conditionId": "step-ceiling"},
         {"caseId": "authority-unavailable", "conditionId": "outage-at-turn-boundary"},
-        {"caseId": "typed-governed-views", "conditionId": "declared"}]}]));
+        {"caseId": "typed-governed-views", "conditionId": "declared"}]}])
+    );
     assert_eq!(value["rows"][2]["turnExpectation"], json!({"status": "denied", "reasonCode": "authority_unavailable"}));
     assert!(value["rows"][0].get("turnExpectation").is_none());
     assert!(value["columns"][0].get("promptSetHash").is_none(), "a column that stated nothing has no prompt set");
@@ -241,16 +284,46 @@ fn manifest_keys_follow_the_shared_os_order_plus_additions() {
 #[test]
 fn run_and_declared_cells_serialise_in_their_own_key_orders() {
     let run_cell = serde_json::to_string(&manifest().rows[0].cells[0]).unwrap();
-    let order = ["columnId", "status", "refusedBy", "reasonCodes", "causes", "declared", "attempted", "driverIssued", "notApplicable", "recordUsable", "recordGaps", "turns"];
+    let order = [
+        "columnId",
+        "status",
+        "refusedBy",
+        "reasonCodes",
+        "causes",
+        "declared",
+        "attempted",
+        "driverIssued",
+        "notApplicable",
+        "recordUsable",
+        "recordGaps",
+        "turns",
+    ];
     assert_in_order(&run_cell, &order);
     assert!(!run_cell.contains("\"detail\""), "detail only when present");
     let declared = serde_json::to_string(&manifest().rows[3].cells[0]).unwrap();
-    let order = ["columnId", "status", "refusedBy", "reasonCodes", "causes", "declared", "attempted", "notApplicable", "recordUsable", "recordGaps", "driverIssued", "turns", "detail"];
+    let order = [
+        "columnId",
+        "status",
+        "refusedBy",
+        "reasonCodes",
+        "causes",
+        "declared",
+        "attempted",
+        "notApplicable",
+        "recordUsable",
+        "recordGaps",
+        "driverIssued",
+        "turns",
+        "detail",
+    ];
     assert_in_order(&declared, &order);
 }
 
 fn assert_in_order(text: &str, keys: &[&str]) {
-    let positions: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("{k} missing in {text}"))).collect();
+    let positions: Vec<usize> = keys
+        .iter()
+        .map(|k| text.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("{k} missing in {text}")))
+        .collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
 
@@ -262,7 +335,11 @@ fn r10_prompt_set_hash_is_per_column_ordered_and_absent_without_prompts() {
     assert_eq!(manifest().columns[1].prompt_set_hash.as_deref(), Some(standard.as_str()));
     let mut fewer = input.evidence.clone();
     fewer.remove(3);
-    assert_ne!(prompt_set_hash("model-scripted", &fewer).unwrap().unwrap(), standard, "a different row subset moves it");
+    assert_ne!(
+        prompt_set_hash("model-scripted", &fewer).unwrap().unwrap(),
+        standard,
+        "a different row subset moves it"
+    );
     let mut reworded = input.evidence.clone();
     reworded[1].turns[0].prompt_hash = Some(R1.into());
     assert_ne!(prompt_set_hash("model-scripted", &reworded).unwrap().unwrap(), standard);

@@ -4,7 +4,8 @@
 
 use serde_json::{json, Value};
 use sharedos_conformance::receipt::{
-    derived_call_id, live_receipts_from_record, read_adversarial_report, receipts_from_record, AttemptReceipt, NO_OPERATION,
+    derived_call_id, live_receipts_from_record, read_adversarial_report, receipts_from_record, AttemptReceipt,
+    NO_OPERATION,
 };
 use sharedos_conformance::script::AttackScript;
 use sharedos_model::execution::ExecutionResult;
@@ -58,11 +59,19 @@ fn result(metadata: Option<Value>, events: Vec<Value>) -> ExecutionResult {
 }
 
 fn started() -> Value {
-    event(0, "turn.started", json!({"visibleTools": ["files.read"], "runtime": {"id": "adversary", "version": "1", "protocolVersion": "1"}}))
+    event(
+        0,
+        "turn.started",
+        json!({"visibleTools": ["files.read"], "runtime": {"id": "adversary", "version": "1", "protocolVersion": "1"}}),
+    )
 }
 
 fn announced(sequence: usize, receipt: Value) -> Value {
-    event(sequence, "runtime.event", json!({"runtime": {"id": "adversary"}, "type": "conformance.attempt", "data": receipt}))
+    event(
+        sequence,
+        "runtime.event",
+        json!({"runtime": {"id": "adversary"}, "type": "conformance.attempt", "data": receipt}),
+    )
 }
 
 #[test]
@@ -166,7 +175,14 @@ fn r51_scripted_receipts_from_a_record_match_by_derived_call_id() {
 #[test]
 fn r54_a_call_id_whose_only_operation_is_a_dispatch_is_not_an_attempt() {
     let s = script();
-    let rec = record(json!([op(&derived_call_id("exec", &s.id, "dispatch"), "message", "denied", Some("route_lease_revoked"), "messages.request", None)]));
+    let rec = record(json!([op(
+        &derived_call_id("exec", &s.id, "dispatch"),
+        "message",
+        "denied",
+        Some("route_lease_revoked"),
+        "messages.request",
+        None
+    )]));
     let receipts = receipts_from_record(&s, 1, "exec", &rec);
     assert!(!receipts[1].attempted);
 }
@@ -174,7 +190,8 @@ fn r54_a_call_id_whose_only_operation_is_a_dispatch_is_not_an_attempt() {
 #[test]
 fn r51_live_call_ids_match_nothing_by_id() {
     let s = script();
-    let rec = record(json!([op("toolu_01", "tool", "succeeded", None, "files.read", Some(&["Workspace", "policy.md"]))]));
+    let rec =
+        record(json!([op("toolu_01", "tool", "succeeded", None, "files.read", Some(&["Workspace", "policy.md"]))]));
     let scripted = receipts_from_record(&s, 1, "exec", &rec);
     assert!(scripted.iter().all(|r| !r.attempted));
 }
@@ -193,7 +210,8 @@ fn r52_live_receipts_match_by_tool_and_path_exact_first_each_operation_once() {
     assert_eq!(receipts[0].call_id.as_deref(), Some("live-3"));
     assert!(!receipts[1].attempted, "an operation is consumed once");
 
-    let refused_early = record(json!([op("live-1", "tool", "failed", Some("invalid_tool_arguments"), "files.read", None)]));
+    let refused_early =
+        record(json!([op("live-1", "tool", "failed", Some("invalid_tool_arguments"), "files.read", None)]));
     let turn_two = live_receipts_from_record(&s, 2, &refused_early);
     assert_eq!(turn_two[0].call_id.as_deref(), Some("live-1"), "a resource-less refusal is the fallback");
     assert_eq!(turn_two[0].observed, Some(ToolStatus::Failed));

@@ -143,7 +143,11 @@ fn system() -> SystemInput {
     }
 }
 
-fn assemble(request: &ExecutionRequest, result: &ExecutionResult, audit: &[AuditEvent]) -> Result<ExecutionRecord, AssemblyError> {
+fn assemble(
+    request: &ExecutionRequest,
+    result: &ExecutionResult,
+    audit: &[AuditEvent],
+) -> Result<ExecutionRecord, AssemblyError> {
     assemble_record(AssemblyInput {
         request,
         result,
@@ -159,7 +163,11 @@ fn assemble(request: &ExecutionRequest, result: &ExecutionResult, audit: &[Audit
 }
 
 fn started() -> Value {
-    event(0, "turn.started", json!({"agent": {"kind": "agent", "agentId": "agent-mallory"}, "visibleTools": ["files.read", "files.replace"], "runtime": runtime()}))
+    event(
+        0,
+        "turn.started",
+        json!({"agent": {"kind": "agent", "agentId": "agent-mallory"}, "visibleTools": ["files.read", "files.replace"], "runtime": runtime()}),
+    )
 }
 
 /// A turn with one allowed read and one denied replace.
@@ -169,7 +177,11 @@ fn ordinary_turn() -> (ExecutionRequest, ExecutionResult, Vec<AuditEvent>) {
         event(1, "tool.requested", json!({"callId": "c1", "tool": "files.read"})),
         event(2, "tool.completed", json!({"callId": "c1", "tool": "files.read", "status": "succeeded"})),
         event(3, "tool.requested", json!({"callId": "c2", "tool": "files.replace"})),
-        event(4, "tool.completed", json!({"callId": "c2", "tool": "files.replace", "status": "denied", "code": "no_matching_grant"})),
+        event(
+            4,
+            "tool.completed",
+            json!({"callId": "c2", "tool": "files.replace", "status": "denied", "code": "no_matching_grant"}),
+        ),
         event(5, "turn.completed", json!({})),
     ];
     let audit = vec![
@@ -251,7 +263,11 @@ fn r70_envelope_refusals_absent_from_audit_are_recovered_once() {
     let events = vec![
         started(),
         event(1, "tool.requested", json!({"callId": "c1", "tool": "admin.grant.issue"})),
-        event(2, "tool.completed", json!({"callId": "c1", "tool": "admin.grant.issue", "status": "denied", "code": "tool_unavailable"})),
+        event(
+            2,
+            "tool.completed",
+            json!({"callId": "c1", "tool": "admin.grant.issue", "status": "denied", "code": "tool_unavailable"}),
+        ),
         event(3, "tool.requested", json!({"callId": "c2", "tool": "files.read"})),
         event(4, "tool.completed", json!({"callId": "c2", "tool": "files.read", "status": "succeeded"})),
         event(5, "turn.completed", json!({})),
@@ -272,9 +288,24 @@ fn operations_carry_kind_source_and_cause_from_audit() {
     let audit = vec![
         resolved(0, H1),
         checked(1, "allowed", "c1", None),
-        audit("message.sent", "denied", 2, json!({"operationId": "c1", "reason": "route_lease_revoked", "source": "kernel"})),
-        audit("tool.invoked", "failed", 2, json!({"operationId": "c1", "tool": "messages.request", "reason": "message_request_not_accepted", "cause": "route_lease_revoked"})),
-        audit("tool.invoked", "denied", 3, json!({"operationId": "c2", "tool": "files.purge", "reason": "tool_unavailable", "source": "envelope", "cause": "not_offered"})),
+        audit(
+            "message.sent",
+            "denied",
+            2,
+            json!({"operationId": "c1", "reason": "route_lease_revoked", "source": "kernel"}),
+        ),
+        audit(
+            "tool.invoked",
+            "failed",
+            2,
+            json!({"operationId": "c1", "tool": "messages.request", "reason": "message_request_not_accepted", "cause": "route_lease_revoked"}),
+        ),
+        audit(
+            "tool.invoked",
+            "denied",
+            3,
+            json!({"operationId": "c2", "tool": "files.purge", "reason": "tool_unavailable", "source": "envelope", "cause": "not_offered"}),
+        ),
     ];
     let record = assemble(&request(), &result("succeeded", json!({}), vec![started()]), &audit).unwrap();
     let ops = &record.execution.operations;
@@ -290,7 +321,9 @@ fn operations_carry_kind_source_and_cause_from_audit() {
 fn r71_an_escalated_turn_records_escalation_requested_and_a_pending_escalation() {
     let escalation = json!({"reason": "outside my authority", "reviewer": {"kind": "human", "userId": "user-alice"}, "requestedAt": at(3), "status": "pending"});
     let events = vec![started(), event(1, "turn.escalated", json!({"reason": "outside my authority"}))];
-    let record = assemble(&request(), &result("escalated", json!({"escalation": escalation}), events), &[resolved(0, H1)]).unwrap();
+    let record =
+        assemble(&request(), &result("escalated", json!({"escalation": escalation}), events), &[resolved(0, H1)])
+            .unwrap();
     assert_eq!(record.execution.status, ExecutionStatus::Escalated);
     assert_eq!(record.execution.terminal_reason_code.as_deref(), Some("escalation_requested"));
     assert_eq!(record.execution.escalation.as_ref().map(|e| e.status.as_str()), Some("pending"));
@@ -423,7 +456,8 @@ fn r74_a_record_with_state_tokens_and_infrastructure_time_is_complete() {
     let (request, result, audit) = ordinary_turn();
     let mut record = assemble(&request, &result, &audit).unwrap();
     let reference = |id: &str| StateReference { snapshot_id: id.into(), hash: H2.into(), captured_at: None };
-    record.state = Some(StateRecord { before: Some(reference("before")), after: Some(reference("after")), diff_ref: None });
+    record.state =
+        Some(StateRecord { before: Some(reference("before")), after: Some(reference("after")), diff_ref: None });
     record.cost.input_tokens = Some(10);
     record.cost.infrastructure_ms = Some(1);
     let report = check_completeness(&record);
@@ -464,12 +498,8 @@ fn schema_issues_become_required_gaps_at_their_path() {
 fn r75_a_fail_closed_turn_whose_grant_store_was_unreachable_stays_usable() {
     let events = vec![event(0, "turn.denied", json!({"code": "authority_unavailable"}))];
     let error = json!({"error": {"code": "authority_unavailable", "message": "grant store unreachable"}});
-    let failed_load = audit(
-        "authority.resolved",
-        "failed",
-        0,
-        json!({"reason": "authority_unavailable", "failClosed": true}),
-    );
+    let failed_load =
+        audit("authority.resolved", "failed", 0, json!({"reason": "authority_unavailable", "failClosed": true}));
     let record = assemble(&request(), &result("denied", error, events), &[failed_load]).unwrap();
     assert!(record.authority.snapshots.is_empty());
     let report = check_completeness(&record);
@@ -495,9 +525,13 @@ fn r76_a_clean_record_has_no_forbidden_keys_even_with_an_output_that_has_them() 
 #[test]
 fn r76_forbidden_keys_are_found_anywhere_else() {
     let (request, _, audit) = ordinary_turn();
-    let events = vec![started(), announcement(1, "leak", json!({"arguments": {"path": "x"}, "nested": [{"goldFacts": []}]}))];
+    let events =
+        vec![started(), announcement(1, "leak", json!({"arguments": {"path": "x"}, "nested": [{"goldFacts": []}]}))];
     let record = assemble(&request, &result("succeeded", json!({}), events), &audit).unwrap();
     let findings = check_redaction(&record).unwrap();
     let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(paths, vec!["execution.events.1.data.data.arguments", "execution.events.1.data.data.nested.0.goldFacts"]);
+    assert_eq!(
+        paths,
+        vec!["execution.events.1.data.data.arguments", "execution.events.1.data.data.nested.0.goldFacts"]
+    );
 }

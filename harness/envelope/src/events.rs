@@ -61,7 +61,13 @@ pub(crate) struct EventLog {
 }
 
 impl EventLog {
-    pub(crate) fn new(clock: Rc<dyn Clock>, ids: Rc<dyn IdFactory>, execution_id: &str, trace_id: &str, observers: Vec<EventHook>) -> EventLog {
+    pub(crate) fn new(
+        clock: Rc<dyn Clock>,
+        ids: Rc<dyn IdFactory>,
+        execution_id: &str,
+        trace_id: &str,
+        observers: Vec<EventHook>,
+    ) -> EventLog {
         EventLog {
             events: RefCell::new(Vec::new()),
             clock,

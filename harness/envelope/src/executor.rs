@@ -36,7 +36,10 @@ pub struct Executor {
 
 impl fmt::Debug for Executor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Executor").field("manifest", &self.manifest).field("options", &self.options).finish_non_exhaustive()
+        f.debug_struct("Executor")
+            .field("manifest", &self.manifest)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
     }
 }
 
@@ -45,7 +48,11 @@ impl Executor {
     ///
     /// # Errors
     /// When the manifest breaks the schema or an option is out of range.
-    pub fn new(kernel: Rc<dyn TurnKernel>, runtime: Rc<dyn RuntimePlugin>, options: ExecutorOptions) -> Result<Executor, ConstructionError> {
+    pub fn new(
+        kernel: Rc<dyn TurnKernel>,
+        runtime: Rc<dyn RuntimePlugin>,
+        options: ExecutorOptions,
+    ) -> Result<Executor, ConstructionError> {
         options.validate()?;
         let manifest = runtime.manifest();
         manifest.validate().map_err(ConstructionError::InvalidManifest)?;
@@ -69,7 +76,11 @@ impl Executor {
     /// # Errors
     /// When the request fails the ExecutionRequest schema (no turn runs and
     /// nothing is recorded).
-    pub async fn execute(&self, request: ExecutionRequest, options: ExecuteOptions) -> Result<ExecutionResult, ExecuteError> {
+    pub async fn execute(
+        &self,
+        request: ExecutionRequest,
+        options: ExecuteOptions,
+    ) -> Result<ExecutionResult, ExecuteError> {
         request.validate().map_err(ExecuteError::InvalidRequest)?;
         let (result, failure_source) = self.run_turn(&request, &options).await;
         let end = turn_end(&result, failure_source.as_deref());
@@ -79,10 +90,20 @@ impl Executor {
     }
 
     /// The turn body: everything between validation and `turn.ended`.
-    async fn run_turn(&self, request: &ExecutionRequest, options: &ExecuteOptions) -> (ExecutionResult, Option<String>) {
+    async fn run_turn(
+        &self,
+        request: &ExecutionRequest,
+        options: &ExecuteOptions,
+    ) -> (ExecutionResult, Option<String>) {
         let started_at = self.options.clock.now();
         let observers = options.on_event.iter().chain(self.options.on_event.iter()).cloned().collect();
-        let events = EventLog::new(self.options.clock.clone(), self.options.create_id.clone(), &request.execution_id, &request.context.trace_id, observers);
+        let events = EventLog::new(
+            self.options.clock.clone(),
+            self.options.create_id.clone(),
+            &request.execution_id,
+            &request.context.trace_id,
+            observers,
+        );
         if let Some(code) = context_mismatch(request) {
             events.emit(EventKind::TurnDenied, json!({ "code": code.as_str() }));
             let ending = Ending::with_error(ExecutionStatus::Denied, envelope_error(code, None));
@@ -113,7 +134,8 @@ impl Executor {
     fn open_turn(&self, request: &ExecutionRequest, options: &ExecuteOptions, events: EventLog) -> Rc<Turn> {
         let limits = resolve_limits(request, &self.options);
         let tasks = TaskSet::new();
-        let deadlines = TurnDeadlines::start(options.signal.as_ref(), limits.timeout_ms, self.options.drain_grace_ms, &tasks);
+        let deadlines =
+            TurnDeadlines::start(options.signal.as_ref(), limits.timeout_ms, self.options.drain_grace_ms, &tasks);
         Rc::new(Turn {
             kernel: self.kernel.clone(),
             clock: self.options.clock.clone(),
@@ -138,14 +160,22 @@ impl Executor {
         match self.try_block(turn, request, scope).await {
             Ok(ending) => ending,
             Err(thrown) => {
-                let who = TurnErrorContext { execution_id: request.execution_id.clone(), trace_id: request.context.trace_id.clone() };
+                let who = TurnErrorContext {
+                    execution_id: request.execution_id.clone(),
+                    trace_id: request.context.trace_id.clone(),
+                };
                 catch_path(turn, thrown, self.options.on_turn_error.as_ref(), &who).await
             }
         }
     }
 
     /// §2.7–2.11: open, admit, reach, list, run, handle the outcome.
-    async fn try_block(&self, turn: &Rc<Turn>, request: &ExecutionRequest, scope: &Rc<ScopeSlot>) -> Result<Ending, Thrown> {
+    async fn try_block(
+        &self,
+        turn: &Rc<Turn>,
+        request: &ExecutionRequest,
+        scope: &Rc<ScopeSlot>,
+    ) -> Result<Ending, Thrown> {
         let kernel = turn.kernel.clone();
         let (context, hard) = (turn.context.clone(), turn.deadlines.hard().clone());
         let slot = scope.clone();
@@ -155,7 +185,8 @@ impl Executor {
             Ok(())
         })
         .await?;
-        let (kernel, context, hard, agent) = (turn.kernel.clone(), turn.context.clone(), turn.deadlines.hard().clone(), request.agent.clone());
+        let (kernel, context, hard, agent) =
+            (turn.kernel.clone(), turn.context.clone(), turn.deadlines.hard().clone(), request.agent.clone());
         let decision = kernel_op(turn, async move { kernel.admit_turn(&context, &agent, &hard).await }).await?;
         if !decision.allowed {
             let code = decision.reason_code;
@@ -169,18 +200,28 @@ impl Executor {
         *turn.catalogue.borrow_mut() = Catalogue::effective(listed, &request.tools);
         let visible = Rc::new(runtime_request(request, &turn.context, reach, &turn.catalogue.borrow()));
         let visible_tools = turn.catalogue.borrow().names();
-        turn.events.emit(EventKind::TurnStarted, json!({ "agent": request.agent, "visibleTools": visible_tools, "runtime": turn.provenance }));
+        turn.events.emit(
+            EventKind::TurnStarted,
+            json!({ "agent": request.agent, "visibleTools": visible_tools, "runtime": turn.provenance }),
+        );
         self.run_runtime(turn, visible).await
     }
 
-    async fn run_runtime(&self, turn: &Rc<Turn>, request: Rc<sharedos_model::execution::RuntimeTurnRequest>) -> Result<Ending, Thrown> {
+    async fn run_runtime(
+        &self,
+        turn: &Rc<Turn>,
+        request: Rc<sharedos_model::execution::RuntimeTurnRequest>,
+    ) -> Result<Ending, Thrown> {
         let host = RuntimeHost::new(turn.clone());
         let hard = turn.deadlines.hard().clone();
         // The runtime gets a follower: it fires with the hard signal, but the
         // runtime cannot stop the turn by aborting it.
         let signal = AbortSignal::new();
         hard.forward_to(&signal, None);
-        let candidate = race(&hard, self.runtime.run(request, host, signal)).await.map_err(Thrown::Aborted)?.map_err(Thrown::Runtime)?;
+        let candidate = race(&hard, self.runtime.run(request, host, signal))
+            .await
+            .map_err(Thrown::Aborted)?
+            .map_err(Thrown::Runtime)?;
         if let Some(outage) = turn.ledger.outage() {
             return Err(Thrown::Outage(outage));
         }
@@ -199,7 +240,14 @@ impl Executor {
         provenance
     }
 
-    fn result(&self, request: &ExecutionRequest, started_at: &str, ending: Ending, events: Vec<sharedos_model::execution::ExecutionEvent>, metadata: Map<String, Value>) -> ExecutionResult {
+    fn result(
+        &self,
+        request: &ExecutionRequest,
+        started_at: &str,
+        ending: Ending,
+        events: Vec<sharedos_model::execution::ExecutionEvent>,
+        metadata: Map<String, Value>,
+    ) -> ExecutionResult {
         ExecutionResult {
             version: request.version.clone(),
             execution_id: request.execution_id.clone(),
@@ -241,7 +289,10 @@ pub(crate) async fn race<T>(hard: &AbortSignal, future: impl Future<Output = T>)
 
 /// Runs a kernel future on the turn's task set (so it outlives a lost
 /// race), latches any outage it rejects with, and races its answer.
-pub(crate) async fn kernel_op<T: 'static>(turn: &Rc<Turn>, operation: impl Future<Output = Result<T, KernelError>> + 'static) -> Result<T, Thrown> {
+pub(crate) async fn kernel_op<T: 'static>(
+    turn: &Rc<Turn>,
+    operation: impl Future<Output = Result<T, KernelError>> + 'static,
+) -> Result<T, Thrown> {
     let (tx, rx) = oneshot::channel();
     let watcher = turn.clone();
     turn.tasks.spawn(async move {

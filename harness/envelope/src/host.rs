@@ -68,7 +68,11 @@ impl RuntimeHost {
     /// Asks for one tool call; the only way to cause an effect. The checks
     /// up to `tool.requested` (and an envelope refusal) happen at call time;
     /// the kernel round trip keeps running even if the future is dropped.
-    pub fn invoke_tool(&self, call: ToolCall, options: ToolInvocationOptions) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
+    pub fn invoke_tool(
+        &self,
+        call: ToolCall,
+        options: ToolInvocationOptions,
+    ) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
         mediation::invoke(&self.turn, call, options)
     }
 

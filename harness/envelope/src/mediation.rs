@@ -54,7 +54,11 @@ impl Refusal {
 }
 
 /// Runs the synchronous checks now and the rest on the turn's task set.
-pub(crate) fn invoke(turn: &Rc<Turn>, call: ToolCall, options: ToolInvocationOptions) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
+pub(crate) fn invoke(
+    turn: &Rc<Turn>,
+    call: ToolCall,
+    options: ToolInvocationOptions,
+) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
     if !turn.live() {
         return Box::pin(ready(Err(HostError::Closed)));
     }
@@ -120,7 +124,12 @@ fn refuse(turn: &Rc<Turn>, call: &ToolCall, step: Option<u64>, refusal: Refusal,
     let code = refusal.code().as_str();
     let result = ToolResult::refusal(call, ToolStatus::Denied, code, refusal.message(), &turn.clock.now());
     turn.events.emit(EventKind::ToolCompleted, tool_data(&call.id, &call.tool, step, Some(("denied", Some(code)))));
-    let refused = RefusedCall { call_id: call.id.clone(), tool: call.tool.clone(), reason_code: code.to_string(), cause: refusal.cause() };
+    let refused = RefusedCall {
+        call_id: call.id.clone(),
+        tool: call.tool.clone(),
+        reason_code: code.to_string(),
+        cause: refusal.cause(),
+    };
     let turn = turn.clone();
     let tasks = turn.tasks.clone();
     tasks.spawn(async move {
@@ -176,7 +185,12 @@ fn settle(turn: &Turn, answer: &Result<ToolResult, KernelError>, repeatable: boo
     }
 }
 
-async fn await_answer(turn: &Turn, call: &ToolCall, step: Option<u64>, answer: oneshot::Receiver<Result<ToolResult, KernelError>>) -> Result<ToolResult, HostError> {
+async fn await_answer(
+    turn: &Turn,
+    call: &ToolCall,
+    step: Option<u64>,
+    answer: oneshot::Receiver<Result<ToolResult, KernelError>>,
+) -> Result<ToolResult, HostError> {
     let hard = turn.deadlines.hard().clone();
     let answer = tokio::select! {
         biased;

@@ -75,7 +75,13 @@ pub(crate) async fn handle_candidate(turn: &std::rc::Rc<Turn>, mut candidate: Va
     match outcome {
         RuntimeTurnOutcome::Complete { output, metadata } => {
             turn.events.emit(EventKind::TurnCompleted, json!({}));
-            Ok(Ending { status: ExecutionStatus::Succeeded, output: Some(output), error: None, escalation: None, outcome_metadata: metadata })
+            Ok(Ending {
+                status: ExecutionStatus::Succeeded,
+                output: Some(output),
+                error: None,
+                escalation: None,
+                outcome_metadata: metadata,
+            })
         }
         RuntimeTurnOutcome::Fail { mut error, metadata } => {
             turn.events.emit(EventKind::TurnFailed, failed_data(&error.code, "runtime"));
@@ -90,7 +96,11 @@ pub(crate) async fn handle_candidate(turn: &std::rc::Rc<Turn>, mut candidate: Va
     }
 }
 
-async fn escalate(turn: &std::rc::Rc<Turn>, reason: String, metadata: Option<Map<String, Value>>) -> Result<Ending, Thrown> {
+async fn escalate(
+    turn: &std::rc::Rc<Turn>,
+    reason: String,
+    metadata: Option<Map<String, Value>>,
+) -> Result<Ending, Thrown> {
     if !turn.catalogue.borrow().offers(ESCALATION_TOOL) {
         let code = ReasonCode::ToolUnavailable;
         turn.events.emit(EventKind::TurnFailed, failed_data(code.as_str(), "envelope"));
@@ -108,11 +118,22 @@ async fn escalate(turn: &std::rc::Rc<Turn>, reason: String, metadata: Option<Map
     })
     .await?;
     turn.events.emit(EventKind::TurnEscalated, json!({ "reason": reason, "reviewer": escalation.reviewer }));
-    Ok(Ending { status: ExecutionStatus::Escalated, output: None, error: None, escalation: Some(escalation), outcome_metadata: metadata })
+    Ok(Ending {
+        status: ExecutionStatus::Escalated,
+        output: None,
+        error: None,
+        escalation: Some(escalation),
+        outcome_metadata: metadata,
+    })
 }
 
 /// §2.12: drain wait, then audit outage, cancellation, or `runtime_failed`.
-pub(crate) async fn catch_path(turn: &Turn, thrown: Thrown, hook: Option<&TurnErrorHook>, who: &TurnErrorContext) -> Ending {
+pub(crate) async fn catch_path(
+    turn: &Turn,
+    thrown: Thrown,
+    hook: Option<&TurnErrorHook>,
+    who: &TurnErrorContext,
+) -> Ending {
     let hard = turn.deadlines.hard().clone();
     if turn.deadlines.soft().is_aborted() && !hard.is_aborted() && !turn.in_flight.is_empty() {
         tokio::select! {
@@ -157,7 +178,9 @@ pub(crate) fn turn_end(result: &ExecutionResult, failure_source: Option<&str>) -
     let code = result.error.as_ref().map(|e| e.code.clone());
     let reason_code = match result.status {
         ExecutionStatus::Denied | ExecutionStatus::Failed => code.clone(),
-        ExecutionStatus::Cancelled => Some(code.clone().unwrap_or_else(|| ReasonCode::TurnCancelled.as_str().to_string())),
+        ExecutionStatus::Cancelled => {
+            Some(code.clone().unwrap_or_else(|| ReasonCode::TurnCancelled.as_str().to_string()))
+        }
         ExecutionStatus::Succeeded | ExecutionStatus::Escalated => None,
     };
     let ended_by = match (result.status, failure_source) {
@@ -165,6 +188,7 @@ pub(crate) fn turn_end(result: &ExecutionResult, failure_source: Option<&str>) -
         (ExecutionStatus::Failed, Some(_)) => Some(Source::Envelope),
         _ => None,
     };
-    let fail_closed = result.status == ExecutionStatus::Failed && code.as_deref() == Some(ReasonCode::AuditUnavailable.as_str());
+    let fail_closed =
+        result.status == ExecutionStatus::Failed && code.as_deref() == Some(ReasonCode::AuditUnavailable.as_str());
     TurnEnd { execution_id: result.execution_id.clone(), status: result.status, reason_code, ended_by, fail_closed }
 }

@@ -48,7 +48,9 @@ impl RetryLedger {
     /// is whether the turn's hard signal had fired at that moment.
     pub fn write_rejected(&self, error: &KernelError, hard_aborted: bool) {
         self.writes_with_kernel.set(self.writes_with_kernel.get().saturating_sub(1));
-        let refused_before_port = matches!(error, KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, .. })) && !hard_aborted;
+        let refused_before_port =
+            matches!(error, KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, .. }))
+                && !hard_aborted;
         if !refused_before_port {
             self.effect_possible.set(true);
         }

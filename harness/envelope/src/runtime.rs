@@ -47,7 +47,12 @@ pub trait RuntimePlugin {
     /// # Errors
     /// An `Err` is "the runtime threw": the turn ends `runtime_failed`, or
     /// `turn_cancelled` when the turn was draining.
-    fn run<'a>(&'a self, request: Rc<RuntimeTurnRequest>, host: RuntimeHost, signal: AbortSignal) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>>;
+    fn run<'a>(
+        &'a self,
+        request: Rc<RuntimeTurnRequest>,
+        host: RuntimeHost,
+        signal: AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>>;
 }
 
 /// What a runtime threw. The envelope never reads its content to decide an

@@ -39,7 +39,12 @@ pub fn resolve_limits(request: &ExecutionRequest, options: &ExecutorOptions) -> 
 
 /// The request with the context narrowed and the tools replaced by the
 /// effective catalogue.
-pub(crate) fn runtime_request(request: &ExecutionRequest, context: &AccessContext, reach: Reach, catalogue: &Catalogue) -> RuntimeTurnRequest {
+pub(crate) fn runtime_request(
+    request: &ExecutionRequest,
+    context: &AccessContext,
+    reach: Reach,
+    catalogue: &Catalogue,
+) -> RuntimeTurnRequest {
     RuntimeTurnRequest {
         version: request.version.clone(),
         execution_id: request.execution_id.clone(),
@@ -68,7 +73,9 @@ pub(crate) fn runtime_request(request: &ExecutionRequest, context: &AccessContex
 #[must_use]
 pub fn narrow_reach(reach: Reach, tools: &[ToolDefinition]) -> Reach {
     match reach {
-        Reach::Computed { reach } => Reach::Computed { reach: reach.into_iter().filter(|entry| reachable(entry, tools)).collect() },
+        Reach::Computed { reach } => {
+            Reach::Computed { reach: reach.into_iter().filter(|entry| reachable(entry, tools)).collect() }
+        }
         unavailable @ Reach::Unavailable { .. } => unavailable,
     }
 }

@@ -39,7 +39,10 @@ async fn e85_runtime_provenance_is_the_manifest_snapshot() {
     inner.manifest = RuntimeManifest { metadata: Some(metadata), ..manifest() };
     let p = Rc::new(inner);
     let result = run(&executor(&kernel, &p, options()), request(vec![])).await;
-    assert_eq!(result.metadata.unwrap()["runtime"], json!({"id": "scripted", "version": "0.1.0", "protocolVersion": "1", "metadata": {"build": "b1"}}));
+    assert_eq!(
+        result.metadata.unwrap()["runtime"],
+        json!({"id": "scripted", "version": "0.1.0", "protocolVersion": "1", "metadata": {"build": "b1"}})
+    );
     assert_eq!(result.events[0].data["runtime"], json!({"id": "scripted", "version": "0.1.0", "protocolVersion": "1"}));
 }
 
@@ -68,7 +71,13 @@ async fn e88_e89_last_write_wins_and_annotations_outrank_outcome_metadata() {
     let result = annotated(FakeKernel::with_tools(tools()), 0, |host| async move {
         host.annotate("k", json!(1))?;
         host.annotate("k", json!(2))?;
-        let metadata: Map<String, Value> = [("k".to_string(), json!("outcome")), ("runtime".to_string(), json!("forged")), ("other".to_string(), json!(true))].into_iter().collect();
+        let metadata: Map<String, Value> = [
+            ("k".to_string(), json!("outcome")),
+            ("runtime".to_string(), json!("forged")),
+            ("other".to_string(), json!(true)),
+        ]
+        .into_iter()
+        .collect();
         Ok(with_metadata(complete(Value::Null), metadata))
     })
     .await;
@@ -80,7 +89,15 @@ async fn e88_e89_last_write_wins_and_annotations_outrank_outcome_metadata() {
 
 #[tokio::test(start_paused = true)]
 async fn e90_annotations_appear_on_every_ending_the_body_builds() {
-    let cases: Vec<(&str, Rc<FakeKernel>)> = vec![("succeeded", FakeKernel::with_tools(tools())), ("fail", FakeKernel::with_tools(tools())), ("escalated", FakeKernel::with_tools(tools())), ("cancelled", FakeKernel::with_tools(tools())), ("runtime_failed", FakeKernel::with_tools(tools())), ("invalid", FakeKernel::with_tools(tools())), ("audit", FakeKernel::with_tools(tools()))];
+    let cases: Vec<(&str, Rc<FakeKernel>)> = vec![
+        ("succeeded", FakeKernel::with_tools(tools())),
+        ("fail", FakeKernel::with_tools(tools())),
+        ("escalated", FakeKernel::with_tools(tools())),
+        ("cancelled", FakeKernel::with_tools(tools())),
+        ("runtime_failed", FakeKernel::with_tools(tools())),
+        ("invalid", FakeKernel::with_tools(tools())),
+        ("audit", FakeKernel::with_tools(tools())),
+    ];
     for (case, kernel) in cases {
         kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
         let result = annotated(kernel, 0, move |host| async move {
@@ -92,7 +109,12 @@ async fn e90_annotations_appear_on_every_ending_the_body_builds() {
                 "runtime_failed" => Err(RuntimeFailure::message("boom")),
                 "invalid" => Ok(json!({"type": "?"})),
                 _ => {
-                    let _ = host.invoke_tool(call("c1", "payments.transfer"), sharedos_envelope::host::ToolInvocationOptions::none()).await;
+                    let _ = host
+                        .invoke_tool(
+                            call("c1", "payments.transfer"),
+                            sharedos_envelope::host::ToolInvocationOptions::none(),
+                        )
+                        .await;
                     Ok(complete(Value::Null))
                 }
             }
@@ -122,7 +144,10 @@ async fn e92_a_valid_annotation_after_close_is_dropped_silently() {
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
     let host = p.hosts.borrow()[0].clone();
     assert!(host.annotate("after", json!(1)).is_ok());
-    assert!(matches!(host.annotate("runtime", json!(1)), Err(HostError::InvalidAnnotationKey(_))), "validation still runs");
+    assert!(
+        matches!(host.annotate("runtime", json!(1)), Err(HostError::InvalidAnnotationKey(_))),
+        "validation still runs"
+    );
     assert!(!result.metadata.unwrap().contains_key("after"));
 }
 

@@ -59,7 +59,8 @@ async fn e96_e98_every_ending_writes_exactly_one_turn_ended() {
         let _ = run(&executor(&kernel, &p, options()), request(tools())).await;
         expected.push(row);
     }
-    let ends: Vec<_> = kernel.turn_ends.borrow().iter().map(|e| (e.status, e.reason_code.clone(), e.ended_by)).collect();
+    let ends: Vec<_> =
+        kernel.turn_ends.borrow().iter().map(|e| (e.status, e.reason_code.clone(), e.ended_by)).collect();
     let expected: Vec<_> = expected.into_iter().map(|(s, r, b)| (s, r.map(str::to_string), b)).collect();
     assert_eq!(ends, expected);
     assert_eq!(kernel.op_count("turn_end"), 7);
@@ -84,17 +85,46 @@ async fn e99_every_envelope_refusal_is_audited_once_with_the_same_code() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
         let mut codes = vec![];
-        codes.push(host.invoke_tool(call("a", "files.nope"), ToolInvocationOptions::none()).await?.error().unwrap().code.clone());
-        codes.push(host.invoke_tool(call("b", "files.read"), ToolInvocationOptions::at_step(9)).await?.error().unwrap().code.clone());
-        codes.push(host.invoke_tool(call("c", "files.read"), ToolInvocationOptions::none()).await?.error().unwrap().code.clone());
+        codes.push(
+            host.invoke_tool(call("a", "files.nope"), ToolInvocationOptions::none())
+                .await?
+                .error()
+                .unwrap()
+                .code
+                .clone(),
+        );
+        codes.push(
+            host.invoke_tool(call("b", "files.read"), ToolInvocationOptions::at_step(9))
+                .await?
+                .error()
+                .unwrap()
+                .code
+                .clone(),
+        );
+        codes.push(
+            host.invoke_tool(call("c", "files.read"), ToolInvocationOptions::none())
+                .await?
+                .error()
+                .unwrap()
+                .code
+                .clone(),
+        );
         sleep_ms(119_500).await;
-        codes.push(host.invoke_tool(call("d", "files.read"), ToolInvocationOptions::none()).await?.error().unwrap().code.clone());
+        codes.push(
+            host.invoke_tool(call("d", "files.read"), ToolInvocationOptions::none())
+                .await?
+                .error()
+                .unwrap()
+                .code
+                .clone(),
+        );
         Err(RuntimeFailure::message(codes.join(",")))
     });
     let mut req = request(tools());
     req.options = Some(ExecutionOptions { max_steps: Some(2), max_tool_calls: Some(1), ..ExecutionOptions::default() });
     let _ = run(&executor(&kernel, &p, grace(1_000)), req).await;
-    let refused: Vec<_> = kernel.trail("tool.invoked").into_iter().map(|a| (a.reason.unwrap(), a.source, a.outcome)).collect();
+    let refused: Vec<_> =
+        kernel.trail("tool.invoked").into_iter().map(|a| (a.reason.unwrap(), a.source, a.outcome)).collect();
     let expected = ["tool_unavailable", "step_limit_exceeded", "tool_call_limit_exceeded", "turn_draining"];
     assert_eq!(refused.len(), 4);
     for (row, code) in refused.iter().zip(expected) {

@@ -39,8 +39,14 @@ async fn e1_a_manifest_failing_the_schema_is_refused_at_construction() {
 async fn e2_numeric_options_out_of_range_are_refused() {
     let cases = [
         ("defaultMaxSteps", sharedos_envelope::options::ExecutorOptions { default_max_steps: 0, ..options() }),
-        ("defaultMaxToolCalls", sharedos_envelope::options::ExecutorOptions { default_max_tool_calls: Some(0), ..options() }),
-        ("defaultMaxToolCalls", sharedos_envelope::options::ExecutorOptions { default_max_tool_calls: Some(10_001), ..options() }),
+        (
+            "defaultMaxToolCalls",
+            sharedos_envelope::options::ExecutorOptions { default_max_tool_calls: Some(0), ..options() },
+        ),
+        (
+            "defaultMaxToolCalls",
+            sharedos_envelope::options::ExecutorOptions { default_max_tool_calls: Some(10_001), ..options() },
+        ),
         ("defaultTimeoutMs", sharedos_envelope::options::ExecutorOptions { default_timeout_ms: 0, ..options() }),
         ("defaultTimeoutMs", sharedos_envelope::options::ExecutorOptions { default_timeout_ms: 600_001, ..options() }),
         ("drainGraceMs", sharedos_envelope::options::ExecutorOptions { drain_grace_ms: 600_001, ..options() }),
@@ -52,8 +58,20 @@ async fn e2_numeric_options_out_of_range_are_refused() {
         }
     }
     // Edges that are accepted; no upper bound on defaultMaxSteps.
-    assert!(build(sharedos_envelope::options::ExecutorOptions { drain_grace_ms: 600_000, default_max_steps: 5_000, default_max_tool_calls: Some(10_000), default_timeout_ms: 600_000, ..options() }).is_ok());
-    assert!(build(sharedos_envelope::options::ExecutorOptions { drain_grace_ms: 0, default_timeout_ms: 1, ..options() }).is_ok());
+    assert!(build(sharedos_envelope::options::ExecutorOptions {
+        drain_grace_ms: 600_000,
+        default_max_steps: 5_000,
+        default_max_tool_calls: Some(10_000),
+        default_timeout_ms: 600_000,
+        ..options()
+    })
+    .is_ok());
+    assert!(build(sharedos_envelope::options::ExecutorOptions {
+        drain_grace_ms: 0,
+        default_timeout_ms: 1,
+        ..options()
+    })
+    .is_ok());
 }
 
 #[tokio::test(start_paused = true)]

@@ -84,7 +84,8 @@ async fn e9_the_runtime_context_has_no_authority_and_no_enabled_namespaces() {
 
 #[tokio::test(start_paused = true)]
 async fn e10_e11_tools_are_kernel_listed_and_requested_in_kernel_order() {
-    let kernel = FakeKernel::with_tools(vec![read_tool("files.b"), write_tool("files.unrequested"), read_tool("files.a")]);
+    let kernel =
+        FakeKernel::with_tools(vec![read_tool("files.b"), write_tool("files.unrequested"), read_tool("files.a")]);
     let p = completing();
     let mut kernel_b = read_tool("files.b");
     kernel_b.description = "kernel's own definition".into();
@@ -127,7 +128,8 @@ async fn e13_the_runtime_cannot_change_what_the_envelope_holds() {
         limits.max_tool_calls = 0;
         assert_eq!(limits.max_tool_calls, 0);
         assert_eq!(host.limits().max_tool_calls, 16);
-        let answer = host.invoke_tool(call("c1", "files.read"), sharedos_envelope::host::ToolInvocationOptions::none()).await?;
+        let answer =
+            host.invoke_tool(call("c1", "files.read"), sharedos_envelope::host::ToolInvocationOptions::none()).await?;
         Ok(complete(json!(answer.status().as_str())))
     });
     let result = run(&executor(&kernel, &p, options()), request(vec![read_tool("files.read")])).await;
@@ -171,7 +173,10 @@ async fn e56_pre_aborted_host_signal_runs_nothing_but_turn_end() {
     let p = completing();
     let signal = AbortSignal::new();
     signal.abort(AbortReason::HostCancelled);
-    let result = executor(&kernel, &p, options()).execute(request(vec![]), ExecuteOptions { signal: Some(signal), on_event: None }).await.unwrap();
+    let result = executor(&kernel, &p, options())
+        .execute(request(vec![]), ExecuteOptions { signal: Some(signal), on_event: None })
+        .await
+        .unwrap();
     assert_eq!(result.status, ExecutionStatus::Cancelled);
     assert_eq!(result.code(), Some("turn_cancelled"));
     assert_eq!(result.error.as_ref().unwrap().retryable, Some(true));

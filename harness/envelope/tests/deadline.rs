@@ -210,7 +210,10 @@ async fn e57_a_lease_opened_after_the_turn_was_cancelled_is_still_closed() {
 #[tokio::test(start_paused = true)]
 async fn e60_e61_no_timer_survives_and_a_late_outage_changes_nothing() {
     let kernel = FakeKernel::with_tools(tools());
-    kernel.handle("payments.transfer", Handler { reject_with_abort_reason: true, ..Handler::slow(50_000, Answer::Succeed) });
+    kernel.handle(
+        "payments.transfer",
+        Handler { reject_with_abort_reason: true, ..Handler::slow(50_000, Answer::Succeed) },
+    );
     let p = plugin(|_r, host, _s| async move {
         let _late = host.invoke_tool(call("c1", "payments.transfer"), none());
         sleep_ms(10).await;
@@ -268,14 +271,23 @@ async fn e55_e64_host_cancellation_is_immediate_and_never_reported() {
     let errors: Rc<RefCell<Vec<TurnError>>> = Rc::default();
     let sink = errors.clone();
     let p = plugin(|_r, _h, _s| async move { pending::<Result<Value, RuntimeFailure>>().await });
-    let opts = ExecutorOptions { drain_grace_ms: 60_000, on_turn_error: Some(Rc::new(move |e: &TurnError, _: &sharedos_envelope::options::TurnErrorContext| sink.borrow_mut().push(e.clone()))), ..options() };
+    let opts = ExecutorOptions {
+        drain_grace_ms: 60_000,
+        on_turn_error: Some(Rc::new(move |e: &TurnError, _: &sharedos_envelope::options::TurnErrorContext| {
+            sink.borrow_mut().push(e.clone())
+        })),
+        ..options()
+    };
     let exec = executor(&kernel, &p, opts);
     let signal = AbortSignal::new();
     let cancel = signal.clone();
-    let (result, ()) = tokio::join!(exec.execute(request(tools()), ExecuteOptions { signal: Some(signal), on_event: None }), async move {
-        sleep_ms(2_500).await;
-        cancel.abort(AbortReason::HostCancelled);
-    });
+    let (result, ()) = tokio::join!(
+        exec.execute(request(tools()), ExecuteOptions { signal: Some(signal), on_event: None }),
+        async move {
+            sleep_ms(2_500).await;
+            cancel.abort(AbortReason::HostCancelled);
+        }
+    );
     let result = result.unwrap();
     assert_eq!((result.status, ms_of(&result.completed_at)), (ExecutionStatus::Cancelled, 2_500));
     assert_eq!(kinds(&result), vec!["turn.started", "turn.cancelled"]);

@@ -54,10 +54,16 @@ async fn e15_e16_unlisted_tool_is_refused_by_the_envelope_and_audited_not_offere
     assert_eq!(result.output, Some(json!("tool_unavailable")));
     assert_eq!(kernel.op_count("invoke:"), 0);
     assert_eq!(result.events[1].data, json!({"callId": "c1", "tool": "payments.wire"}));
-    assert_eq!(result.events[2].data, json!({"callId": "c1", "status": "denied", "tool": "payments.wire", "code": "tool_unavailable"}));
+    assert_eq!(
+        result.events[2].data,
+        json!({"callId": "c1", "status": "denied", "tool": "payments.wire", "code": "tool_unavailable"})
+    );
     let invoked = kernel.trail("tool.invoked");
     assert_eq!(invoked.len(), 1);
-    assert_eq!((invoked[0].outcome.as_str(), invoked[0].reason.as_deref(), invoked[0].source, invoked[0].cause.as_deref()), ("denied", Some("tool_unavailable"), "envelope", Some("not_offered")));
+    assert_eq!(
+        (invoked[0].outcome.as_str(), invoked[0].reason.as_deref(), invoked[0].source, invoked[0].cause.as_deref()),
+        ("denied", Some("tool_unavailable"), "envelope", Some("not_offered"))
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -89,7 +95,10 @@ async fn e18_not_offered_consumes_a_unit_but_draining_and_step_refusals_do_not()
         Ok(complete(json!(codes)))
     })
     .await;
-    assert_eq!(result.output, Some(json!(["step_limit_exceeded", "tool_unavailable", "ok", "tool_call_limit_exceeded"])));
+    assert_eq!(
+        result.output,
+        Some(json!(["step_limit_exceeded", "tool_unavailable", "ok", "tool_call_limit_exceeded"]))
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -104,7 +113,10 @@ async fn e19_a_step_at_or_past_max_steps_is_refused_with_the_step_echoed() {
     assert_eq!(result.status, ExecutionStatus::Succeeded);
     assert_eq!(result.output, Some(json!(["step_limit_exceeded", "ok"])));
     assert_eq!(result.events[1].data["step"], 3);
-    assert_eq!(result.events[2].data, json!({"callId": "c1", "status": "denied", "tool": "files.read", "step": 3, "code": "step_limit_exceeded"}));
+    assert_eq!(
+        result.events[2].data,
+        json!({"callId": "c1", "status": "denied", "tool": "files.read", "step": 3, "code": "step_limit_exceeded"})
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -125,22 +137,28 @@ async fn e20_e21_distinct_steps_are_budgeted_repeats_and_undeclared_are_not() {
     .await;
     let codes: Vec<String> = serde_json::from_value(result.output.unwrap()).unwrap();
     assert!(codes.iter().all(|c| c == "ok"), "{codes:?}");
-    let (result, _) = session(Some(ExecutionOptions { max_steps: Some(3), max_tool_calls: Some(100), ..ExecutionOptions::default() }), |host| async move {
-        let mut codes = vec![];
-        for (id, s) in [("a", 0), ("b", 2), ("c", 1), ("d", 0)] {
-            codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
-        }
-        Ok(complete(json!(codes)))
-    })
+    let (result, _) = session(
+        Some(ExecutionOptions { max_steps: Some(3), max_tool_calls: Some(100), ..ExecutionOptions::default() }),
+        |host| async move {
+            let mut codes = vec![];
+            for (id, s) in [("a", 0), ("b", 2), ("c", 1), ("d", 0)] {
+                codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
+            }
+            Ok(complete(json!(codes)))
+        },
+    )
     .await;
     assert_eq!(result.output, Some(json!(["ok", "ok", "ok", "ok"])));
-    let (result, _) = session(Some(ExecutionOptions { max_steps: Some(4), max_tool_calls: Some(100), ..ExecutionOptions::default() }), |host| async move {
-        let mut codes = vec![];
-        for (id, s) in [("a", 0), ("b", 3), ("c", 2), ("d", 1), ("e", 1)] {
-            codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
-        }
-        Ok(complete(json!(codes)))
-    })
+    let (result, _) = session(
+        Some(ExecutionOptions { max_steps: Some(4), max_tool_calls: Some(100), ..ExecutionOptions::default() }),
+        |host| async move {
+            let mut codes = vec![];
+            for (id, s) in [("a", 0), ("b", 3), ("c", 2), ("d", 1), ("e", 1)] {
+                codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
+            }
+            Ok(complete(json!(codes)))
+        },
+    )
     .await;
     assert_eq!(result.output, Some(json!(["ok", "ok", "ok", "ok", "ok"])));
 }
@@ -166,7 +184,9 @@ async fn e22_malformed_step_or_call_rejects_with_no_event() {
     let (result, kernel) = session(None, |host| async move {
         let mut errors = vec![];
         for s in [-1.0, 1.5, f64::NAN, f64::INFINITY] {
-            errors.push(host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions { step: Some(s) }).await.unwrap_err());
+            errors.push(
+                host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions { step: Some(s) }).await.unwrap_err(),
+            );
         }
         let mut bad = call("c2", "files.read");
         bad.id = String::new();
@@ -287,5 +307,8 @@ async fn e28_e29_runtime_events_are_wrapped_and_malformed_ones_throw() {
     });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
     assert_eq!(kinds(&result), vec!["turn.started", "runtime.event", "turn.completed"]);
-    assert_eq!(result.events[1].data, json!({"runtime": {"id": "scripted", "version": "0.1.0", "protocolVersion": "1"}, "type": "turn.completed", "data": {"n": 1}}));
+    assert_eq!(
+        result.events[1].data,
+        json!({"runtime": {"id": "scripted", "version": "0.1.0", "protocolVersion": "1"}, "type": "turn.completed", "data": {"n": 1}})
+    );
 }

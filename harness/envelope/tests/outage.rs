@@ -26,7 +26,11 @@ fn tools() -> Vec<sharedos_model::tool::ToolDefinition> {
 
 fn recording(errors: &Rc<RefCell<Vec<TurnError>>>, grace_ms: u64) -> ExecutorOptions {
     let sink = errors.clone();
-    ExecutorOptions { drain_grace_ms: grace_ms, on_turn_error: Some(Rc::new(move |e: &TurnError, _: &TurnErrorContext| sink.borrow_mut().push(e.clone()))), ..options() }
+    ExecutorOptions {
+        drain_grace_ms: grace_ms,
+        on_turn_error: Some(Rc::new(move |e: &TurnError, _: &TurnErrorContext| sink.borrow_mut().push(e.clone()))),
+        ..options()
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -36,7 +40,10 @@ async fn e65_e66_e67_a_swallowed_outage_still_ends_the_turn_audit_unavailable() 
     let errors = Rc::new(RefCell::new(vec![]));
     let p = plugin(|_r, host, _s| async move {
         let swallowed = host.invoke_tool(call("c1", "payments.transfer"), none()).await;
-        assert!(matches!(swallowed, Err(sharedos_envelope::error::HostError::Kernel(KernelError::AuditUnavailable(_)))));
+        assert!(matches!(
+            swallowed,
+            Err(sharedos_envelope::error::HostError::Kernel(KernelError::AuditUnavailable(_)))
+        ));
         Ok(complete(json!("pretend all is well")))
     });
     let result = run(&executor(&kernel, &p, recording(&errors, 0)), request(tools())).await;
@@ -44,7 +51,10 @@ async fn e65_e66_e67_a_swallowed_outage_still_ends_the_turn_audit_unavailable() 
     assert_eq!(result.output, None);
     assert_eq!(result.events.last().unwrap().data, json!({"code": "audit_unavailable", "source": "envelope"}));
     let end = kernel.turn_ends.borrow()[0].clone();
-    assert_eq!((end.status, end.reason_code.as_deref(), end.ended_by, end.fail_closed), (ExecutionStatus::Failed, Some("audit_unavailable"), Some(Source::Envelope), true));
+    assert_eq!(
+        (end.status, end.reason_code.as_deref(), end.ended_by, end.fail_closed),
+        (ExecutionStatus::Failed, Some("audit_unavailable"), Some(Source::Envelope), true)
+    );
     assert_eq!(*errors.borrow(), vec![TurnError::AuditUnavailable(sink_error())]);
     let first = errors.borrow()[0].clone();
     assert!(matches!(first, TurnError::AuditUnavailable(outage) if outage.cause == "sink refused the write"));

@@ -49,7 +49,10 @@ async fn e31_an_unparseable_outcome_is_invalid_without_the_outcomes_metadata() {
         let result = run(&executor(&kernel, &p, options()), request(vec![])).await;
         assert_eq!(result.code(), Some("invalid_runtime_outcome"));
         assert_eq!(result.error.as_ref().unwrap().retryable, None);
-        assert_eq!(result.events.last().unwrap().data, json!({"code": "invalid_runtime_outcome", "source": "envelope"}));
+        assert_eq!(
+            result.events.last().unwrap().data,
+            json!({"code": "invalid_runtime_outcome", "source": "envelope"})
+        );
         let metadata = result.metadata.unwrap();
         assert!(!metadata.contains_key("k"));
         assert!(metadata.contains_key("runtime"));
@@ -71,10 +74,13 @@ async fn e32_fail_carries_the_plugins_error_and_ends_by_runtime() {
 
 fn recording_options(errors: &Rc<RefCell<Vec<TurnError>>>) -> ExecutorOptions {
     let sink = errors.clone();
-    ExecutorOptions { on_turn_error: Some(Rc::new(move |e: &TurnError, who: &sharedos_envelope::options::TurnErrorContext| {
-        assert_eq!(who.execution_id, "exec-1");
-        sink.borrow_mut().push(e.clone());
-    })), ..options() }
+    ExecutorOptions {
+        on_turn_error: Some(Rc::new(move |e: &TurnError, who: &sharedos_envelope::options::TurnErrorContext| {
+            assert_eq!(who.execution_id, "exec-1");
+            sink.borrow_mut().push(e.clone());
+        })),
+        ..options()
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -107,7 +113,12 @@ async fn e34_a_host_port_throwing_a_non_outage_is_runtime_failed_and_reported() 
 async fn e35_a_panicking_turn_error_hook_does_not_change_the_result() {
     let kernel = FakeKernel::with_tools(vec![]);
     let p = plugin(|_r, _h, _s| async move { Err(RuntimeFailure::message("boom")) });
-    let opts = ExecutorOptions { on_turn_error: Some(Rc::new(|_: &TurnError, _: &sharedos_envelope::options::TurnErrorContext| panic!("hook broke"))), ..options() };
+    let opts = ExecutorOptions {
+        on_turn_error: Some(Rc::new(|_: &TurnError, _: &sharedos_envelope::options::TurnErrorContext| {
+            panic!("hook broke")
+        })),
+        ..options()
+    };
     let result = run(&executor(&kernel, &p, opts), request(vec![])).await;
     assert_eq!(result.code(), Some("runtime_failed"));
 }
@@ -121,9 +132,16 @@ async fn e36_on_event_sees_every_event_in_order_and_cannot_change_the_result() {
         host.invoke_tool(call("c1", "files.read"), sharedos_envelope::host::ToolInvocationOptions::none()).await?;
         Ok(complete(Value::Null))
     });
-    let exec = executor(&kernel, &p, ExecutorOptions { on_event: Some(Rc::new(|_: &ExecutionEvent| panic!("observer broke"))), ..options() });
+    let exec = executor(
+        &kernel,
+        &p,
+        ExecutorOptions { on_event: Some(Rc::new(|_: &ExecutionEvent| panic!("observer broke"))), ..options() },
+    );
     let on_event = Rc::new(move |e: &ExecutionEvent| sink.borrow_mut().push(e.clone()));
-    let result = exec.execute(request(vec![read_tool("files.read")]), ExecuteOptions { signal: None, on_event: Some(on_event) }).await.unwrap();
+    let result = exec
+        .execute(request(vec![read_tool("files.read")]), ExecuteOptions { signal: None, on_event: Some(on_event) })
+        .await
+        .unwrap();
     assert_eq!(result.status, ExecutionStatus::Succeeded);
     assert_eq!(*seen.borrow(), result.events);
     let sequences: Vec<u64> = result.events.iter().map(|e| e.sequence).collect();
@@ -134,7 +152,8 @@ async fn e36_on_event_sees_every_event_in_order_and_cannot_change_the_result() {
 #[tokio::test(start_paused = true)]
 async fn e37_e38_escalate_with_the_affordance_is_escalated_and_pending() {
     let kernel = FakeKernel::with_tools(vec![escalate_tool()]);
-    let p = plugin(|_r, _h, _s| async move { Ok(with_metadata(escalate("  need approval "), meta(&[("k", json!(1))]))) });
+    let p =
+        plugin(|_r, _h, _s| async move { Ok(with_metadata(escalate("  need approval "), meta(&[("k", json!(1))]))) });
     let result = run(&executor(&kernel, &p, options()), request(vec![escalate_tool()])).await;
     assert_eq!(result.status, ExecutionStatus::Escalated);
     assert_eq!(result.error, None);
@@ -146,14 +165,19 @@ async fn e37_e38_escalate_with_the_affordance_is_escalated_and_pending() {
     assert_eq!(result.metadata.unwrap()["k"], 1);
     assert_eq!(kernel.turn_ends.borrow()[0].status, ExecutionStatus::Escalated);
     let requested = kernel.trail("escalation.requested");
-    assert_eq!((requested.len(), requested[0].outcome.as_str(), requested[0].reason.as_deref()), (1, "escalated", Some("escalation_requested")));
+    assert_eq!(
+        (requested.len(), requested[0].outcome.as_str(), requested[0].reason.as_deref()),
+        (1, "escalated", Some("escalation_requested"))
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn e39_e40_escalate_without_the_served_affordance_fails_tool_unavailable() {
     // The request lists sharedos.escalate, but the kernel did not list it (no grant).
     let kernel = FakeKernel::with_tools(vec![read_tool("files.read")]);
-    let p = plugin(|_r, _h, _s| async move { Ok(with_metadata(escalate("need approval"), meta(&[("kept", json!(true))]))) });
+    let p = plugin(
+        |_r, _h, _s| async move { Ok(with_metadata(escalate("need approval"), meta(&[("kept", json!(true))]))) },
+    );
     let result = run(&executor(&kernel, &p, options()), request(vec![escalate_tool(), read_tool("files.read")])).await;
     assert_eq!(result.status, ExecutionStatus::Failed);
     assert_eq!(result.code(), Some("tool_unavailable"));
@@ -192,7 +216,10 @@ async fn e44_an_escalation_asked_annotation_is_kept_on_the_escalated_result() {
         Ok(escalate("need approval"))
     });
     let result = run(&executor(&kernel, &p, options()), request(vec![escalate_tool()])).await;
-    assert_eq!(result.metadata.unwrap()["escalationAsked"], json!({"tool": "sharedos.escalate", "reason": "need approval"}));
+    assert_eq!(
+        result.metadata.unwrap()["escalationAsked"],
+        json!({"tool": "sharedos.escalate", "reason": "need approval"})
+    );
 }
 
 #[tokio::test(start_paused = true)]

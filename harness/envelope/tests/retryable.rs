@@ -26,7 +26,12 @@ fn assert_ending(result: &ExecutionResult, status: ExecutionStatus, code: &str, 
 }
 
 fn tools() -> Vec<sharedos_model::tool::ToolDefinition> {
-    vec![read_tool("files.read"), write_tool("payments.transfer"), idempotent_write("files.put"), write_tool("payments.refund")]
+    vec![
+        read_tool("files.read"),
+        write_tool("payments.transfer"),
+        idempotent_write("files.put"),
+        write_tool("payments.refund"),
+    ]
 }
 
 /// One call to `tool`, then wait for the deadline.
@@ -101,13 +106,28 @@ async fn fail_after(tool: Option<&'static str>, code: &'static str, retry: Optio
 
 #[tokio::test(start_paused = true)]
 async fn w6_e81_plugin_retryable_true_is_downgraded_after_a_transfer() {
-    assert_ending(&fail_after(Some("payments.transfer"), "harness_failed", Some(true)).await, ExecutionStatus::Failed, "harness_failed", Some(false));
-    assert_ending(&fail_after(Some("files.read"), "harness_failed", Some(true)).await, ExecutionStatus::Failed, "harness_failed", Some(true));
+    assert_ending(
+        &fail_after(Some("payments.transfer"), "harness_failed", Some(true)).await,
+        ExecutionStatus::Failed,
+        "harness_failed",
+        Some(false),
+    );
+    assert_ending(
+        &fail_after(Some("files.read"), "harness_failed", Some(true)).await,
+        ExecutionStatus::Failed,
+        "harness_failed",
+        Some(true),
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn w7_e81_plugin_retryable_false_or_absent_is_never_raised() {
-    assert_ending(&fail_after(None, "harness_failed", Some(false)).await, ExecutionStatus::Failed, "harness_failed", Some(false));
+    assert_ending(
+        &fail_after(None, "harness_failed", Some(false)).await,
+        ExecutionStatus::Failed,
+        "harness_failed",
+        Some(false),
+    );
     assert_ending(&fail_after(None, "harness_failed", None).await, ExecutionStatus::Failed, "harness_failed", None);
 }
 
@@ -127,7 +147,10 @@ async fn w8_e80_draining_refusal_leaves_the_turn_retryable() {
     assert_ending(&result, ExecutionStatus::Cancelled, "turn_cancelled", Some(true));
     assert_eq!(ms_of(&result.completed_at), 116_000);
     let invoked = kernel.trail("tool.invoked");
-    assert_eq!((invoked[0].outcome.as_str(), invoked[0].reason.as_deref(), invoked[0].source), ("denied", Some("turn_draining"), "envelope"));
+    assert_eq!(
+        (invoked[0].outcome.as_str(), invoked[0].reason.as_deref(), invoked[0].source),
+        ("denied", Some("turn_draining"), "envelope")
+    );
     assert_eq!(kernel.op_count("invoke:"), 0);
 }
 
@@ -221,13 +244,15 @@ async fn w14_e68_outage_on_the_listing_is_retryable_and_run_is_never_called() {
 
 #[tokio::test(start_paused = true)]
 async fn w15_e79_kernel_denied_write_does_not_affect_retryable() {
-    let (result, _) = call_then_deadline("payments.transfer", Some(Handler::answer(Answer::Deny("no_matching_grant")))).await;
+    let (result, _) =
+        call_then_deadline("payments.transfer", Some(Handler::answer(Answer::Deny("no_matching_grant")))).await;
     assert_ending(&result, ExecutionStatus::Cancelled, "turn_cancelled", Some(true));
 }
 
 #[tokio::test(start_paused = true)]
 async fn w16_e77_failed_write_is_not_proof_of_no_effect() {
-    let (result, _) = call_then_deadline("payments.transfer", Some(Handler::answer(Answer::Fail("invalid_tool_arguments")))).await;
+    let (result, _) =
+        call_then_deadline("payments.transfer", Some(Handler::answer(Answer::Fail("invalid_tool_arguments")))).await;
     assert_ending(&result, ExecutionStatus::Cancelled, "turn_cancelled", Some(false));
 }
 
@@ -283,10 +308,13 @@ async fn w21_e55_host_cancel_stops_at_once_despite_grace() {
     let exec = executor(&kernel, &p, grace(5_000));
     let signal = AbortSignal::new();
     let host_signal = signal.clone();
-    let (result, ()) = tokio::join!(exec.execute(request(tools()), ExecuteOptions { signal: Some(signal), on_event: None }), async move {
-        sleep_ms(10_000).await;
-        host_signal.abort(AbortReason::HostCancelled);
-    });
+    let (result, ()) = tokio::join!(
+        exec.execute(request(tools()), ExecuteOptions { signal: Some(signal), on_event: None }),
+        async move {
+            sleep_ms(10_000).await;
+            host_signal.abort(AbortReason::HostCancelled);
+        }
+    );
     let result = result.unwrap();
     assert_ending(&result, ExecutionStatus::Cancelled, "turn_cancelled", Some(false));
     assert_eq!(ms_of(&result.completed_at), 10_000);

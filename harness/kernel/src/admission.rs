@@ -18,7 +18,11 @@ pub const EXECUTION_NAMESPACE: &str = "sharedos.execution";
 #[must_use]
 pub fn execution_requirement(context: &AccessContext, agent: &Address) -> Requirement {
     Requirement {
-        resource: ResourceRef { namespace: EXECUTION_NAMESPACE.to_string(), path: agent.path(), owner: Some(context.owner.clone()) },
+        resource: ResourceRef {
+            namespace: EXECUTION_NAMESPACE.to_string(),
+            path: agent.path(),
+            owner: Some(context.owner.clone()),
+        },
         action: "invoke".to_string(),
     }
 }
@@ -29,7 +33,12 @@ impl Kernel {
     ///
     /// # Errors
     /// An abort, or a pre-effect audit outage.
-    pub async fn admit_turn(&self, context: &AccessContext, agent: &Address, signal: &AbortSignal) -> Result<Decision, KernelError> {
+    pub async fn admit_turn(
+        &self,
+        context: &AccessContext,
+        agent: &Address,
+        signal: &AbortSignal,
+    ) -> Result<Decision, KernelError> {
         let requirement = execution_requirement(context, agent);
         self.decide_operation(context, &requirement, true, signal).await
     }
@@ -38,11 +47,22 @@ impl Kernel {
     ///
     /// # Errors
     /// An abort, or a pre-effect audit outage.
-    pub async fn authorize(&self, context: &AccessContext, requirement: &Requirement, signal: &AbortSignal) -> Result<Decision, KernelError> {
+    pub async fn authorize(
+        &self,
+        context: &AccessContext,
+        requirement: &Requirement,
+        signal: &AbortSignal,
+    ) -> Result<Decision, KernelError> {
         self.decide_operation(context, requirement, false, signal).await
     }
 
-    async fn decide_operation(&self, context: &AccessContext, requirement: &Requirement, consume: bool, signal: &AbortSignal) -> Result<Decision, KernelError> {
+    async fn decide_operation(
+        &self,
+        context: &AccessContext,
+        requirement: &Requirement,
+        consume: bool,
+        signal: &AbortSignal,
+    ) -> Result<Decision, KernelError> {
         check_abort(signal)?;
         let state = self.turn_state(context, signal).await?;
         let ask = Ask { context, requirement, matcher: Matcher::Invocation, consume, operation_id: None };

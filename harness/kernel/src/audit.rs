@@ -53,9 +53,10 @@ impl Core {
     /// Writes a pre-effect record; a sink failure refuses the operation.
     /// Never time-bounded: a hanging sink holds back an operation that has not run.
     pub(crate) async fn write_pre(&self, event: &AuditEvent) -> Result<(), KernelError> {
-        self.audit_sink.write(event).await.map_err(|cause| {
-            KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause })
-        })
+        self.audit_sink
+            .write(event)
+            .await
+            .map_err(|cause| KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause }))
     }
 
     /// Writes a post-effect record; a failure or timeout goes to the hook only.

@@ -40,7 +40,11 @@ impl Core {
     }
 
     /// Decides and writes `authorization.checked`.
-    pub(crate) async fn decide_recorded(&self, authority: &ResolvedAuthority, ask: &Ask<'_>) -> Result<Decision, KernelError> {
+    pub(crate) async fn decide_recorded(
+        &self,
+        authority: &ResolvedAuthority,
+        ask: &Ask<'_>,
+    ) -> Result<Decision, KernelError> {
         let (decision, explanation) = self.decide(authority, ask);
         self.record_decision(authority.snapshot.hash.as_str(), ask, &decision, Some(&explanation)).await?;
         Ok(decision)

@@ -50,7 +50,11 @@ pub fn escalation_tool() -> Rc<dyn ToolHandler> {
             input_schema: schema.as_object().cloned().unwrap_or_default(),
             output_schema: None,
             required_capability: Requirement {
-                resource: ResourceRef { namespace: "sharedos".to_string(), path: vec!["escalation".to_string()], owner: None },
+                resource: ResourceRef {
+                    namespace: "sharedos".to_string(),
+                    path: vec!["escalation".to_string()],
+                    owner: None,
+                },
                 action: "request".to_string(),
             },
             annotations: None,
@@ -74,14 +78,21 @@ impl ToolHandler for EscalationTool {
         }
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         let code = ReasonCode::EscalationNotTerminated;
         let result = ToolResult {
             call_id: call.id.clone(),
             tool: call.tool.clone(),
             completed_at: context.now.clone(),
             metadata: None,
-            outcome: ToolOutcome::Failed { error: ProtocolError::new(code.as_str(), "escalation ends the turn; it is never executed") },
+            outcome: ToolOutcome::Failed {
+                error: ProtocolError::new(code.as_str(), "escalation ends the turn; it is never executed"),
+            },
         };
         Box::pin(async move { Ok(result) })
     }
@@ -108,7 +119,8 @@ impl Kernel {
             return Err(KernelError::InvalidInput("give an escalation reason of 1..512 characters".to_string()));
         }
         let requested_authority = requested_authority.map(|request| CapabilityRequest {
-            id: request_id(context, &request.capabilities, &request.purpose, request.constraints.as_ref()).unwrap_or_else(|| request.id.clone()),
+            id: request_id(context, &request.capabilities, &request.purpose, request.constraints.as_ref())
+                .unwrap_or_else(|| request.id.clone()),
             namespace_id: context.namespace_id.clone(),
             requester: context.actor.clone(),
             owner: context.owner.clone(),

@@ -7,8 +7,8 @@ use crate::audit::with_requirement;
 use crate::decision::Ask;
 use crate::error::{AuditEffect, AuditUnavailable, KernelError};
 use crate::kernel::{Core, Kernel};
-use crate::message_tool::MessageRequestTool;
 use crate::lease::check_abort;
+use crate::message_tool::MessageRequestTool;
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
 use crate::signal::AbortSignal;
 use serde_json::{Map, Value};
@@ -65,7 +65,12 @@ impl Kernel {
     ///
     /// # Errors
     /// An abort, or a pre-effect audit outage; every other refusal is a result.
-    pub async fn invoke_tool(&self, context: &AccessContext, call: &ToolCall, signal: &AbortSignal) -> Result<ToolResult, KernelError> {
+    pub async fn invoke_tool(
+        &self,
+        context: &AccessContext,
+        call: &ToolCall,
+        signal: &AbortSignal,
+    ) -> Result<ToolResult, KernelError> {
         check_abort(signal)?;
         let mut c = Call { context: context.clone(), call: call.clone(), signal, record: CallRecord::default() };
         // 1. The call must belong to the context's trace.
@@ -97,7 +102,13 @@ impl Kernel {
         }
         // 6. Discoverable at the declared ceiling?
         let declared = handler.definition().required_capability.clone();
-        let ask = Ask { context: &c.context, requirement: &declared, matcher: Matcher::Discovery, consume: false, operation_id: Some(&c.call.id) };
+        let ask = Ask {
+            context: &c.context,
+            requirement: &declared,
+            matcher: Matcher::Discovery,
+            consume: false,
+            operation_id: Some(&c.call.id),
+        };
         let (decision, explanation) = self.core.decide(authority, &ask);
         if !decision.allowed {
             self.core.record_decision(&authority.snapshot.hash, &ask, &decision, Some(&explanation)).await?;
@@ -134,7 +145,13 @@ impl Kernel {
         c.record.requirement = Some(requirement.clone());
         // 9. World boundary first: a foreign owner is a recorded denial.
         if requirement.resource.owner.as_ref().is_some_and(|owner| owner != &c.context.owner) {
-            let ask = Ask { context: &c.context, requirement: &requirement, matcher: Matcher::Invocation, consume: false, operation_id: Some(&c.call.id) };
+            let ask = Ask {
+                context: &c.context,
+                requirement: &requirement,
+                matcher: Matcher::Invocation,
+                consume: false,
+                operation_id: Some(&c.call.id),
+            };
             let decision = self.core.decide_recorded(authority, &ask).await?;
             let code = if decision.allowed { ReasonCode::InvalidRequest } else { decision.reason_code };
             return Ok(self.refuse(&c, ToolStatus::Denied, code).await);
@@ -144,7 +161,13 @@ impl Kernel {
             return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::InvalidToolRequirement).await);
         }
         // 11. The exact requirement, consuming.
-        let ask = Ask { context: &c.context, requirement: &requirement, matcher: Matcher::Invocation, consume: true, operation_id: Some(&c.call.id) };
+        let ask = Ask {
+            context: &c.context,
+            requirement: &requirement,
+            matcher: Matcher::Invocation,
+            consume: true,
+            operation_id: Some(&c.call.id),
+        };
         let decision = self.core.decide_recorded(authority, &ask).await?;
         c.record.grant_id = decision.matched_grant_id.clone();
         if !decision.allowed {
@@ -158,7 +181,12 @@ impl Kernel {
     }
 
     /// Steps 13–15: judge what the handler did.
-    async fn settle(&self, mut c: Call<'_>, outcome: Result<ToolResult, HandlerError>, message_cause: Option<String>) -> Result<ToolResult, KernelError> {
+    async fn settle(
+        &self,
+        mut c: Call<'_>,
+        outcome: Result<ToolResult, HandlerError>,
+        message_cause: Option<String>,
+    ) -> Result<ToolResult, KernelError> {
         match outcome {
             Ok(result) => {
                 let valid = result.call_id == c.call.id && result.tool == c.call.tool && result.validate().is_ok();
@@ -168,13 +196,22 @@ impl Kernel {
                 c.record.cause = message_cause;
                 let code = result.error().and_then(|e| ReasonCode::parse(&e.code));
                 let reason = result.error().map(|e| e.code.clone());
-                self.write_invoked(&c, outcome_of(result.status()), reason, code.is_some_and(ReasonCode::is_fail_closed)).await;
+                self.write_invoked(
+                    &c,
+                    outcome_of(result.status()),
+                    reason,
+                    code.is_some_and(ReasonCode::is_fail_closed),
+                )
+                .await;
                 Ok(result)
             }
             Err(HandlerError::AuditUnavailable(outage)) => {
                 let reason = Some(ReasonCode::AuditUnavailable.as_str().to_string());
                 self.write_invoked(&c, AuditOutcome::Interrupted, reason, true).await;
-                Err(KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::Unknown, cause: outage.cause }))
+                Err(KernelError::AuditUnavailable(AuditUnavailable {
+                    effect: AuditEffect::Unknown,
+                    cause: outage.cause,
+                }))
             }
             Err(error) => match c.signal.reason() {
                 Some(abort) => {
@@ -187,7 +224,10 @@ impl Kernel {
                         HandlerError::Failed(detail) => detail,
                         other => other.to_string(),
                     };
-                    self.core.report(ProviderError { origin: ProviderErrorOrigin::ToolHandler(c.call.tool.clone()), detail });
+                    self.core.report(ProviderError {
+                        origin: ProviderErrorOrigin::ToolHandler(c.call.tool.clone()),
+                        detail,
+                    });
                     Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::ToolExecutionFailed).await)
                 }
             },
@@ -197,7 +237,13 @@ impl Kernel {
     /// A kernel refusal: the result, and its `tool.invoked` record.
     async fn refuse(&self, c: &Call<'_>, status: ToolStatus, code: ReasonCode) -> ToolResult {
         let result = ToolResult::refusal(&c.call, status, code.as_str(), message_for(code), &c.context.now);
-        self.write_invoked(c, outcome_of(status), Some(code.as_str().to_string()), code.is_fail_closed() || c.record.fail_closed).await;
+        self.write_invoked(
+            c,
+            outcome_of(status),
+            Some(code.as_str().to_string()),
+            code.is_fail_closed() || c.record.fail_closed,
+        )
+        .await;
         result
     }
 

@@ -165,7 +165,11 @@ pub(crate) fn check_abort(signal: &AbortSignal) -> Result<(), KernelError> {
 
 impl Kernel {
     /// Opens (or joins) the lease for `context`'s turn key.
-    pub(crate) async fn open_lease(&self, context: &AccessContext, signal: &AbortSignal) -> Result<Rc<dyn TurnScope>, KernelError> {
+    pub(crate) async fn open_lease(
+        &self,
+        context: &AccessContext,
+        signal: &AbortSignal,
+    ) -> Result<Rc<dyn TurnScope>, KernelError> {
         check_abort(signal)?;
         let key = TurnKey::of(context);
         let entry = self.leases.reserve(&key);
@@ -177,7 +181,11 @@ impl Kernel {
     }
 
     /// The authority for an operation: from the open lease, or loaded now.
-    pub(crate) async fn turn_state(&self, context: &AccessContext, signal: &AbortSignal) -> Result<TurnState, KernelError> {
+    pub(crate) async fn turn_state(
+        &self,
+        context: &AccessContext,
+        signal: &AbortSignal,
+    ) -> Result<TurnState, KernelError> {
         if let Some(entry) = self.leases.get(&TurnKey::of(context)) {
             let core = &self.core;
             let authority = Rc::clone(entry.authority.get_or_try_init(|| load_authority(core, context, signal)).await?);
@@ -190,7 +198,11 @@ impl Kernel {
 
 /// Loads grants and policy together, resolves them, and writes the one
 /// `authority.resolved` record (pre-effect).
-async fn load_authority(core: &Core, context: &AccessContext, signal: &AbortSignal) -> Result<Rc<AuthorityResolution>, KernelError> {
+async fn load_authority(
+    core: &Core,
+    context: &AccessContext,
+    signal: &AbortSignal,
+) -> Result<Rc<AuthorityResolution>, KernelError> {
     check_abort(signal)?;
     let grants = core.grant_source.load(context, signal);
     let policy = async {
@@ -209,7 +221,11 @@ async fn load_authority(core: &Core, context: &AccessContext, signal: &AbortSign
     Ok(Rc::new(resolution))
 }
 
-fn resolved_event(core: &Core, context: &AccessContext, resolution: &AuthorityResolution) -> sharedos_model::audit::AuditEvent {
+fn resolved_event(
+    core: &Core,
+    context: &AccessContext,
+    resolution: &AuthorityResolution,
+) -> sharedos_model::audit::AuditEvent {
     let mut metadata = Map::new();
     match resolution {
         AuthorityResolution::Resolved(authority) => {

@@ -57,7 +57,11 @@ impl Kernel {
     /// # Errors
     /// An abort, a pre-effect audit outage, or a failing tool provider
     /// (never a partial catalogue, K31).
-    pub async fn list_tools(&self, context: &AccessContext, signal: &AbortSignal) -> Result<Vec<ToolDefinition>, KernelError> {
+    pub async fn list_tools(
+        &self,
+        context: &AccessContext,
+        signal: &AbortSignal,
+    ) -> Result<Vec<ToolDefinition>, KernelError> {
         check_abort(signal)?;
         let state = self.turn_state(context, signal).await?;
         let authority = match &*state.authority {
@@ -67,9 +71,10 @@ impl Kernel {
                 return Ok(Vec::new());
             }
         };
-        let registry = self.registry(&state, context, signal).await.map_err(|_| {
-            KernelError::Port(ReasonCode::ToolCatalogUnavailable.as_str().to_string())
-        })?;
+        let registry = self
+            .registry(&state, context, signal)
+            .await
+            .map_err(|_| KernelError::Port(ReasonCode::ToolCatalogUnavailable.as_str().to_string()))?;
         let mut listed = Vec::new();
         let mut withheld = 0_usize;
         let mut fail_closed = false;
@@ -79,7 +84,13 @@ impl Kernel {
                 withheld += 1;
                 continue;
             }
-            let ask = Ask { context, requirement: &definition.required_capability, matcher: Matcher::Discovery, consume: false, operation_id: None };
+            let ask = Ask {
+                context,
+                requirement: &definition.required_capability,
+                matcher: Matcher::Discovery,
+                consume: false,
+                operation_id: None,
+            };
             let (decision, _) = self.core.decide(authority, &ask);
             if decision.allowed {
                 listed.push(definition.clone());
@@ -137,7 +148,13 @@ impl Kernel {
                 let mut actions = Vec::new();
                 for action in &capability.actions {
                     let requirement = Requirement { resource: capability.resource.clone(), action: action.clone() };
-                    let ask = Ask { context, requirement: &requirement, matcher: Matcher::Discovery, consume: false, operation_id: None };
+                    let ask = Ask {
+                        context,
+                        requirement: &requirement,
+                        matcher: Matcher::Discovery,
+                        consume: false,
+                        operation_id: None,
+                    };
                     let (decision, _) = self.core.decide(authority, &ask);
                     if decision.reason_code == ReasonCode::UsageStoreUnavailable {
                         return Reach::Unavailable { reason_code: decision.reason_code.as_str().to_string() };
@@ -164,7 +181,12 @@ fn policy_version(authority: &ResolvedAuthority) -> Option<&str> {
     }
 }
 
-fn listing_metadata(hash: &str, context: &AccessContext, policy_version: Option<&str>, withheld: usize) -> Map<String, Value> {
+fn listing_metadata(
+    hash: &str,
+    context: &AccessContext,
+    policy_version: Option<&str>,
+    withheld: usize,
+) -> Map<String, Value> {
     let mut metadata = Map::new();
     metadata.insert("catalogHash".into(), Value::from(hash));
     metadata.insert("enabledNamespaces".into(), json!(context.enabled_tool_namespaces));

@@ -3,10 +3,10 @@
 //! from the trusted context. The generic tool path consumes the recipient's
 //! send requirement once; delivery is never re-authorized.
 
+use crate::error::KernelError;
 use crate::kernel::{Core, PreparedRequest};
 use crate::messaging::{SendRecord, MESSAGING_NAMESPACE};
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
-use crate::error::KernelError;
 use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
@@ -62,7 +62,12 @@ impl MessageRequestTool {
         Ok(envelope)
     }
 
-    async fn run(&self, context: &AccessContext, call: &ParsedCall, signal: &AbortSignal) -> Result<ToolResult, HandlerError> {
+    async fn run(
+        &self,
+        context: &AccessContext,
+        call: &ParsedCall,
+        signal: &AbortSignal,
+    ) -> Result<ToolResult, HandlerError> {
         let prepared = self.core.message_prepared.borrow_mut().remove(&Self::key(call));
         let Some(prepared) = prepared.filter(|p| p.call_id == call.id) else {
             return Ok(failure(call, context, ReasonCode::MessageRequestNotPrepared, "the request was not prepared"));
@@ -80,7 +85,12 @@ impl MessageRequestTool {
             return Err(HandlerError::Aborted);
         }
         let Some(router) = &self.core.router else {
-            return Ok(failure(call, context, ReasonCode::MessageReplyResolutionFailed, "no reply router is configured"));
+            return Ok(failure(
+                call,
+                context,
+                ReasonCode::MessageReplyResolutionFailed,
+                "no reply router is configured",
+            ));
         };
         let delivery_value = json!(delivery);
         let reply = router.resolve_reply(context, &request, &delivery_value, signal).await;
@@ -91,7 +101,12 @@ impl MessageRequestTool {
             Ok(reply) => reply,
             Err(detail) => {
                 self.core.report(ProviderError { origin: ProviderErrorOrigin::MessageRouter, detail });
-                return Ok(failure(call, context, ReasonCode::MessageReplyResolutionFailed, "the reply could not be resolved"));
+                return Ok(failure(
+                    call,
+                    context,
+                    ReasonCode::MessageReplyResolutionFailed,
+                    "the reply could not be resolved",
+                ));
             }
         };
         match MessageEnvelope::from_value(&reply).ok().filter(|reply| accepts_reply(&request, reply)) {
@@ -102,7 +117,9 @@ impl MessageRequestTool {
                 metadata: None,
                 outcome: ToolOutcome::Succeeded { output: reply.payload },
             }),
-            None => Ok(failure(call, context, ReasonCode::InvalidMessageReply, "the reply does not answer the request")),
+            None => {
+                Ok(failure(call, context, ReasonCode::InvalidMessageReply, "the reply does not answer the request"))
+            }
         }
     }
 }
@@ -175,15 +192,26 @@ impl ToolHandler for MessageRequestTool {
         let requirement = match self.core.send_requirement(context, &envelope) {
             Ok(requirement) => requirement,
             Err(detail) => {
-                self.core.report(ProviderError { origin: ProviderErrorOrigin::MessageCapabilityResolver, detail: detail.clone() });
+                self.core.report(ProviderError {
+                    origin: ProviderErrorOrigin::MessageCapabilityResolver,
+                    detail: detail.clone(),
+                });
                 return Some(Err(detail));
             }
         };
-        self.core.message_prepared.borrow_mut().insert(Self::key(call), PreparedRequest { call_id: call.id.clone(), envelope });
+        self.core
+            .message_prepared
+            .borrow_mut()
+            .insert(Self::key(call), PreparedRequest { call_id: call.id.clone(), envelope });
         Some(Ok(requirement))
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         Box::pin(self.run(context, call, signal))
     }
 }

@@ -31,7 +31,11 @@ pub const MESSAGING_NAMESPACE: &str = "sharedos.messaging";
 #[must_use]
 pub fn recipient_requirement(context: &AccessContext, envelope: &MessageEnvelope) -> Requirement {
     Requirement {
-        resource: ResourceRef { namespace: MESSAGING_NAMESPACE.to_string(), path: envelope.receiver.path(), owner: Some(context.owner.clone()) },
+        resource: ResourceRef {
+            namespace: MESSAGING_NAMESPACE.to_string(),
+            path: envelope.receiver.path(),
+            owner: Some(context.owner.clone()),
+        },
         action: "send".to_string(),
     }
 }
@@ -44,7 +48,12 @@ pub(crate) struct SendRecord {
     pub(crate) operation_id: Option<String>,
 }
 
-fn refusal(envelope: &MessageEnvelope, context: &AccessContext, code: ReasonCode, message: &str) -> MessageDeliveryResult {
+fn refusal(
+    envelope: &MessageEnvelope,
+    context: &AccessContext,
+    code: ReasonCode,
+    message: &str,
+) -> MessageDeliveryResult {
     let error = ProtocolError::new(code.as_str(), message);
     let message_id = envelope.id.clone();
     let timestamp = context.now.clone();
@@ -73,14 +82,28 @@ impl Kernel {
     /// # Errors
     /// `InvalidInput` for an envelope that does not parse strictly (no result,
     /// no audit, M4); an abort; a pre-effect audit outage.
-    pub async fn send_message(&self, context: &AccessContext, envelope: &Value, signal: &AbortSignal) -> Result<MessageDeliveryResult, KernelError> {
+    pub async fn send_message(
+        &self,
+        context: &AccessContext,
+        envelope: &Value,
+        signal: &AbortSignal,
+    ) -> Result<MessageDeliveryResult, KernelError> {
         check_abort(signal)?;
-        let envelope = MessageEnvelope::from_value(envelope)
-            .map_err(|_| KernelError::InvalidInput("message envelope does not match the SharedOS contract".to_string()))?;
+        let envelope = MessageEnvelope::from_value(envelope).map_err(|_| {
+            KernelError::InvalidInput("message envelope does not match the SharedOS contract".to_string())
+        })?;
         let core = &self.core;
         let mut record = SendRecord::default();
-        if envelope.sender != context.actor || envelope.purpose != context.purpose || envelope.trace_id != context.trace_id {
-            let result = refusal(&envelope, context, ReasonCode::MessageContextMismatch, "the message does not match its context");
+        if envelope.sender != context.actor
+            || envelope.purpose != context.purpose
+            || envelope.trace_id != context.trace_id
+        {
+            let result = refusal(
+                &envelope,
+                context,
+                ReasonCode::MessageContextMismatch,
+                "the message does not match its context",
+            );
             core.record_sent(context, &envelope, &record, &result, None).await;
             return Ok(result);
         }
@@ -97,11 +120,13 @@ impl Kernel {
         record.requirement = Some(requirement.clone());
         let state = self.turn_state(context, signal).await?;
         let AuthorityResolution::Resolved(authority) = &*state.authority else {
-            let result = refusal(&envelope, context, ReasonCode::AuthorityUnavailable, "authority could not be established");
+            let result =
+                refusal(&envelope, context, ReasonCode::AuthorityUnavailable, "authority could not be established");
             core.record_sent(context, &envelope, &record, &result, None).await;
             return Ok(result);
         };
-        let ask = Ask { context, requirement: &requirement, matcher: Matcher::Invocation, consume: true, operation_id: None };
+        let ask =
+            Ask { context, requirement: &requirement, matcher: Matcher::Invocation, consume: true, operation_id: None };
         let decision = core.decide_recorded(authority, &ask).await?;
         record.grant_id = decision.matched_grant_id.clone();
         if !decision.allowed {
@@ -115,7 +140,11 @@ impl Kernel {
 
 impl Core {
     /// The send requirement of `envelope`, from the installed resolver or the default.
-    pub(crate) fn send_requirement(&self, context: &AccessContext, envelope: &MessageEnvelope) -> Result<Requirement, String> {
+    pub(crate) fn send_requirement(
+        &self,
+        context: &AccessContext,
+        envelope: &MessageEnvelope,
+    ) -> Result<Requirement, String> {
         match &self.message_resolver {
             Some(resolver) => resolver.resolve(context, envelope),
             None => Ok(recipient_requirement(context, envelope)),
@@ -135,7 +164,12 @@ impl Core {
         record: SendRecord,
     ) -> Result<MessageDeliveryResult, KernelError> {
         let Some(transport) = &self.transport else {
-            let result = refusal(envelope, context, ReasonCode::MessageTransportNotConfigured, "no message transport is configured");
+            let result = refusal(
+                envelope,
+                context,
+                ReasonCode::MessageTransportNotConfigured,
+                "no message transport is configured",
+            );
             self.record_sent(context, envelope, &record, &result, None).await;
             return Ok(result);
         };
@@ -143,7 +177,12 @@ impl Core {
         let result = match transport.deliver(context, envelope, signal).await {
             Ok(receipt) => match parse_receipt(&receipt) {
                 Some(result) if result.message_id() == envelope.id => result,
-                _ => refusal(envelope, context, ReasonCode::InvalidMessageReceipt, "the transport returned a mismatched receipt"),
+                _ => refusal(
+                    envelope,
+                    context,
+                    ReasonCode::InvalidMessageReceipt,
+                    "the transport returned a mismatched receipt",
+                ),
             },
             Err(detail) => {
                 if let Some(reason) = signal.reason() {
@@ -172,7 +211,9 @@ impl Core {
     ) {
         let outcome = match (interrupted, result) {
             (Some(_), _) => AuditOutcome::Interrupted,
-            (None, MessageDeliveryResult::Accepted { .. } | MessageDeliveryResult::Delivered { .. }) => AuditOutcome::Succeeded,
+            (None, MessageDeliveryResult::Accepted { .. } | MessageDeliveryResult::Delivered { .. }) => {
+                AuditOutcome::Succeeded
+            }
             (None, MessageDeliveryResult::Denied { .. }) => AuditOutcome::Denied,
             (None, MessageDeliveryResult::Failed { .. }) => AuditOutcome::Failed,
         };

@@ -49,26 +49,58 @@ pub struct RefusedCall {
 /// The kernel operations the envelope needs for one turn.
 pub trait TurnKernel {
     /// Loads the turn's authority once and holds it on a lease.
-    fn open_turn_authority<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>>;
+    fn open_turn_authority<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>>;
 
     /// Authorizes `sharedos.execution / [kind,id] / invoke` for `agent`, consuming.
-    fn admit_turn<'a>(&'a self, context: &'a AccessContext, agent: &'a Address, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Decision, KernelError>>;
+    fn admit_turn<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        agent: &'a Address,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Decision, KernelError>>;
 
     /// Describes what the turn can reach.
-    fn reach<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Reach, KernelError>>;
+    fn reach<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Reach, KernelError>>;
 
     /// The permission-filtered catalogue.
-    fn list_tools<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>>;
+    fn list_tools<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>>;
 
     /// Mediates one call (30-kernel §2).
-    fn invoke_tool<'a>(&'a self, context: &'a AccessContext, call: &'a ToolCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>>;
+    fn invoke_tool<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ToolCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>>;
 
     /// Records a granted escalation.
-    fn record_escalation<'a>(&'a self, context: &'a AccessContext, reason: &'a str, execution_id: &'a str, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Escalation, KernelError>>;
+    fn record_escalation<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        reason: &'a str,
+        execution_id: &'a str,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Escalation, KernelError>>;
 
     /// Writes `turn.ended` (post-effect: failures are reported, never raised).
     fn record_turn_end<'a>(&'a self, context: &'a AccessContext, end: &'a TurnEnd) -> LocalBoxFuture<'a, ()>;
 
     /// Writes `tool.invoked` for an envelope refusal (post-effect).
-    fn record_refused_call<'a>(&'a self, context: &'a AccessContext, refused: &'a RefusedCall) -> LocalBoxFuture<'a, ()>;
+    fn record_refused_call<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        refused: &'a RefusedCall,
+    ) -> LocalBoxFuture<'a, ()>;
 }

@@ -21,13 +21,21 @@ pub trait GrantSource {
     /// The raw grant material (expected: a JSON array of grants). A `Value`
     /// so that malformed material reaches the kernel and is refused there;
     /// `Err` means the source threw.
-    fn load<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>>;
+    fn load<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>>;
 }
 
 /// Loads the host policy a turn's ceiling decisions see (optional port).
 pub trait PolicySource {
     /// The opaque policy and its non-empty version; `Err` means the source threw.
-    fn load<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<(Value, String), String>>;
+    fn load<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<(Value, String), String>>;
 }
 
 /// Where audit records go.
@@ -100,7 +108,12 @@ pub trait ToolHandler {
     }
 
     /// Runs the tool on the frozen parsed call.
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>>;
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>>;
 }
 
 /// A per-context source of tools (e.g. an MCP broker).
@@ -110,14 +123,23 @@ pub trait ContextToolProvider {
 
     /// The provider's handlers for `context`; `Err` makes the whole catalogue
     /// unavailable.
-    fn list_tools<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>>;
+    fn list_tools<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>>;
 }
 
 /// Delivers messages; host-owned.
 pub trait MessageTransport {
     /// The receipt (expected: a `MessageDeliveryResult`). A `Value` so that a
     /// malformed receipt can be refused by the kernel; `Err` means it threw.
-    fn deliver<'a>(&'a self, context: &'a AccessContext, envelope: &'a MessageEnvelope, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>>;
+    fn deliver<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        envelope: &'a MessageEnvelope,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>>;
 }
 
 /// Finds the reply to an accepted `messages.request`.

@@ -50,7 +50,12 @@ impl Registry {
 impl Kernel {
     /// The registry for an operation: the turn's held one, or resolved now.
     /// `Err` carries nothing a runtime may see; diagnostics went to the hook.
-    pub(crate) async fn registry(&self, state: &TurnState, context: &AccessContext, signal: &AbortSignal) -> Result<Rc<Registry>, String> {
+    pub(crate) async fn registry(
+        &self,
+        state: &TurnState,
+        context: &AccessContext,
+        signal: &AbortSignal,
+    ) -> Result<Rc<Registry>, String> {
         match &state.lease {
             Some(lease) => lease.registry.get_or_init(|| self.resolve_registry(context, signal)).await.clone(),
             None => self.resolve_registry(context, signal).await,

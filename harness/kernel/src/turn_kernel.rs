@@ -29,8 +29,12 @@ impl Kernel {
         };
         let reason = match end.status {
             ExecutionStatus::Succeeded => None,
-            ExecutionStatus::Cancelled => Some(end.reason_code.clone().unwrap_or_else(|| ReasonCode::TurnCancelled.as_str().to_string())),
-            ExecutionStatus::Escalated => Some(end.reason_code.clone().unwrap_or_else(|| ReasonCode::EscalationRequested.as_str().to_string())),
+            ExecutionStatus::Cancelled => {
+                Some(end.reason_code.clone().unwrap_or_else(|| ReasonCode::TurnCancelled.as_str().to_string()))
+            }
+            ExecutionStatus::Escalated => {
+                Some(end.reason_code.clone().unwrap_or_else(|| ReasonCode::EscalationRequested.as_str().to_string()))
+            }
             ExecutionStatus::Denied | ExecutionStatus::Failed => end.reason_code.clone(),
         };
         let mut event = self.core.event(context, AuditType::TurnEnded, outcome);
@@ -63,27 +67,55 @@ impl Kernel {
 }
 
 impl TurnKernel for Kernel {
-    fn open_turn_authority<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>> {
+    fn open_turn_authority<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>> {
         Box::pin(self.open_lease(context, signal))
     }
 
-    fn admit_turn<'a>(&'a self, context: &'a AccessContext, agent: &'a Address, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Decision, KernelError>> {
+    fn admit_turn<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        agent: &'a Address,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Decision, KernelError>> {
         Box::pin(Kernel::admit_turn(self, context, agent, signal))
     }
 
-    fn reach<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Reach, KernelError>> {
+    fn reach<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Reach, KernelError>> {
         Box::pin(Kernel::reach(self, context, signal))
     }
 
-    fn list_tools<'a>(&'a self, context: &'a AccessContext, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
+    fn list_tools<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
         Box::pin(Kernel::list_tools(self, context, signal))
     }
 
-    fn invoke_tool<'a>(&'a self, context: &'a AccessContext, call: &'a ToolCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>> {
+    fn invoke_tool<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ToolCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>> {
         Box::pin(Kernel::invoke_tool(self, context, call, signal))
     }
 
-    fn record_escalation<'a>(&'a self, context: &'a AccessContext, reason: &'a str, execution_id: &'a str, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Escalation, KernelError>> {
+    fn record_escalation<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        reason: &'a str,
+        execution_id: &'a str,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Escalation, KernelError>> {
         Box::pin(self.record_escalation_with(context, reason, None, Some(execution_id), signal))
     }
 
@@ -91,7 +123,11 @@ impl TurnKernel for Kernel {
         Box::pin(self.write_turn_end(context, end))
     }
 
-    fn record_refused_call<'a>(&'a self, context: &'a AccessContext, refused: &'a RefusedCall) -> LocalBoxFuture<'a, ()> {
+    fn record_refused_call<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        refused: &'a RefusedCall,
+    ) -> LocalBoxFuture<'a, ()> {
         Box::pin(self.write_refused_call(context, refused))
     }
 }

@@ -22,12 +22,19 @@ fn escalation_grant() -> sharedos_model::capability::Grant {
 async fn k78_record_escalation_writes_one_pending_record_and_grants_nothing() {
     let (grants, sink) = (Grants::of(&[escalation_grant()]), Sink::new());
     let kernel = builder(&grants, &sink).escalation_tool().build().unwrap();
-    let escalation = kernel.record_escalation(&ctx(), "need write access", "exec-1", &AbortSignal::new()).await.unwrap();
-    assert_eq!((escalation.reviewer.clone(), escalation.status.as_str(), escalation.requested_at.as_str()), (owner(), "pending", NOW));
+    let escalation =
+        kernel.record_escalation(&ctx(), "need write access", "exec-1", &AbortSignal::new()).await.unwrap();
+    assert_eq!(
+        (escalation.reviewer.clone(), escalation.status.as_str(), escalation.requested_at.as_str()),
+        (owner(), "pending", NOW)
+    );
     let events = sink.of(AuditType::EscalationRequested);
     assert_eq!(events.len(), 1);
     let event = &events[0];
-    assert_eq!((event.outcome, event.reason.as_deref(), event.operation_id.as_deref()), (AuditOutcome::Escalated, Some("escalation_requested"), Some("exec-1")));
+    assert_eq!(
+        (event.outcome, event.reason.as_deref(), event.operation_id.as_deref()),
+        (AuditOutcome::Escalated, Some("escalation_requested"), Some("exec-1"))
+    );
     let metadata = event.metadata.clone().unwrap();
     assert_eq!((metadata["reviewerAssumed"].clone(), metadata["resolution"].clone()), (json!(true), json!("pending")));
     assert_eq!(metadata["reviewer"], json!(owner()));
@@ -38,12 +45,18 @@ async fn k78_record_escalation_writes_one_pending_record_and_grants_nothing() {
 async fn k78_a_requested_authority_is_re_minted_from_the_context() {
     let (grants, sink) = (Grants::of(&[]), Sink::new());
     let kernel = builder(&grants, &sink).build().unwrap();
-    let requirement = Requirement { resource: ResourceRef::owned("files", &["Workspace", "policy.md"], &owner()), action: "replace".into() };
+    let requirement = Requirement {
+        resource: ResourceRef::owned("files", &["Workspace", "policy.md"], &owner()),
+        action: "replace".into(),
+    };
     let described = describe_required_authority(&ctx(), &requirement).unwrap();
     let mut forged = described.clone();
     forged.requester = Address::agent("agent-eve");
     forged.id = "forged".into();
-    let escalation = kernel.record_escalation_with(&ctx(), "please", Some(forged), Some("exec-1"), &AbortSignal::new()).await.unwrap();
+    let escalation = kernel
+        .record_escalation_with(&ctx(), "please", Some(forged), Some("exec-1"), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(escalation.requested_authority, Some(described.clone()));
     assert_eq!(sink.last(AuditType::EscalationRequested).requested_authority, Some(described));
 }
@@ -64,8 +77,12 @@ async fn the_escalation_affordance_is_catalogued_only_with_its_grant_and_never_e
     let signal = AbortSignal::new();
     let listed = kernel.list_tools(&ctx(), &signal).await.unwrap();
     assert_eq!(listed.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), vec!["sharedos.escalate"]);
-    let forwarded = kernel.invoke_tool(&ctx(), &call("c1", "sharedos.escalate", json!({"reason": "help"})), &signal).await.unwrap();
-    assert_eq!((forwarded.status(), forwarded.error().unwrap().code.as_str()), (ToolStatus::Failed, "escalation_not_terminated"));
+    let forwarded =
+        kernel.invoke_tool(&ctx(), &call("c1", "sharedos.escalate", json!({"reason": "help"})), &signal).await.unwrap();
+    assert_eq!(
+        (forwarded.status(), forwarded.error().unwrap().code.as_str()),
+        (ToolStatus::Failed, "escalation_not_terminated")
+    );
     let (grants, sink) = (Grants::of(&[]), Sink::new());
     let withheld = builder(&grants, &sink).escalation_tool().build().unwrap();
     assert!(withheld.list_tools(&ctx(), &signal).await.unwrap().is_empty());
@@ -84,7 +101,10 @@ async fn k84_admission_needs_the_agents_execution_capability_owned_by_the_contex
     let checked = sink.last(AuditType::AuthorizationChecked);
     assert_eq!((checked.outcome, checked.consumed), (AuditOutcome::Denied, Some(true)));
     let resource = checked.resource.unwrap();
-    assert_eq!((resource.namespace.as_str(), resource.path), ("sharedos.execution", vec!["agent".to_string(), "agent-mallory".to_string()]));
+    assert_eq!(
+        (resource.namespace.as_str(), resource.path),
+        ("sharedos.execution", vec!["agent".to_string(), "agent-mallory".to_string()])
+    );
     let (grants, sink) = (Grants::of(&[invoke]), Sink::new());
     let kernel = builder(&grants, &sink).build().unwrap();
     let allowed = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();

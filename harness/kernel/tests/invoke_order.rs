@@ -35,7 +35,10 @@ async fn k34_trace_mismatch_is_denied_before_authority_is_consulted() {
 async fn k5_unavailable_authority_denies_fail_closed_before_any_handler_runs() {
     let (grants, sink, tool) = (Grants::failing(), Sink::new(), TestTool::new("files.read", "read"));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Denied, "authority_unavailable"));
     assert_eq!((tool.calls(), tool.parsed.get()), (0, 0));
     let invoked = sink.last(AuditType::ToolInvoked);
@@ -49,7 +52,8 @@ async fn k5_unavailable_authority_denies_fail_closed_before_any_handler_runs() {
 async fn k35_unregistered_tool_is_unavailable_without_a_decision() {
     let (grants, sink) = (Grants::of(&[read_grant()]), Sink::new());
     let kernel = kernel_with(&grants, &sink, &[]);
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "admin.grant.issue", json!({})), &AbortSignal::new()).await.unwrap();
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "admin.grant.issue", json!({})), &AbortSignal::new()).await.unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Denied, "tool_unavailable"));
     assert_eq!(sink.count(AuditType::AuthorizationChecked), 0);
     assert_eq!(sink.last(AuditType::ToolInvoked).cause.as_deref(), Some("not_registered"));
@@ -60,7 +64,10 @@ async fn k36_disabled_namespace_is_unavailable_even_when_granted() {
     let (grants, sink) = (Grants::of(&[grant("grant-purge", "files", &["Workspace"], &["purge"])]), Sink::new());
     let tool = TestTool::with(definition("files.purge", "files.admin", "files", "purge"));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.purge", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.purge", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(code(&result), "tool_unavailable");
     assert_eq!(tool.calls(), 0);
     assert_eq!(sink.count(AuditType::AuthorizationChecked), 0);
@@ -71,7 +78,10 @@ async fn k36_disabled_namespace_is_unavailable_even_when_granted() {
 async fn k37_undiscoverable_tool_records_a_denied_decision_for_its_ceiling() {
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.delete", "delete"));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.delete", json!({"path": "Workspace/a"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.delete", json!({"path": "Workspace/a"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(code(&result), "tool_unavailable");
     assert_eq!(tool.parsed.get(), 0, "discovery precedes parsing");
     let checked = sink.last(AuditType::AuthorizationChecked);
@@ -87,7 +97,8 @@ async fn k37_undiscoverable_tool_records_a_denied_decision_for_its_ceiling() {
 async fn k38_arguments_are_parsed_before_authorization() {
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.read", "read"));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"nopath": 1})), &AbortSignal::new()).await.unwrap();
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"nopath": 1})), &AbortSignal::new()).await.unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Failed, "invalid_tool_arguments"));
     assert_eq!(sink.count(AuditType::AuthorizationChecked), 0);
     assert_eq!(tool.calls(), 0);
@@ -97,7 +108,10 @@ async fn k38_arguments_are_parsed_before_authorization() {
 async fn k39_the_requirement_and_the_invocation_share_the_parsed_call() {
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.read", "read"));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "/Workspace//a.md"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "/Workspace//a.md"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(result.status(), ToolStatus::Succeeded);
     let seen = tool.invoked.borrow()[0].clone();
     assert_eq!(seen.arguments["path"], json!(["Workspace", "a.md"]));
@@ -110,14 +124,24 @@ async fn k40_a_foreign_owner_is_a_recorded_invalid_request_before_the_ceiling_ch
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.fetch", "read"));
     // Foreign owner AND outside the ceiling (other namespace): the world check must win.
     tool.resolve_to(Ok(Requirement {
-        resource: ResourceRef::owned("vault", &["secrets.md"], &sharedos_model::address::Address::human("user-mallory")),
+        resource: ResourceRef::owned(
+            "vault",
+            &["secrets.md"],
+            &sharedos_model::address::Address::human("user-mallory"),
+        ),
         action: "read".into(),
     }));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.fetch", json!({"path": "x"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.fetch", json!({"path": "x"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Denied, "invalid_request"));
     let checked = sink.last(AuditType::AuthorizationChecked);
-    assert_eq!((checked.outcome, checked.reason.as_deref(), checked.consumed), (AuditOutcome::Denied, Some("invalid_request"), Some(false)));
+    assert_eq!(
+        (checked.outcome, checked.reason.as_deref(), checked.consumed),
+        (AuditOutcome::Denied, Some("invalid_request"), Some(false))
+    );
     assert_eq!(tool.calls(), 0);
 }
 
@@ -126,10 +150,23 @@ async fn k41_a_requirement_outside_the_ceiling_fails_without_consulting_grants()
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.index", "read"));
     let mut declared = tool.definition.required_capability.clone();
     declared.resource.path = vec!["Workspace".into()];
-    let tool = TestTool::with(sharedos_model::tool::ToolDefinition { required_capability: declared, ..tool.definition.clone() });
-    tool.resolve_to(Ok(Requirement { resource: ResourceRef { namespace: "files".into(), path: vec!["Vault".into(), "secrets.md".into()], owner: None }, action: "read".into() }));
+    let tool = TestTool::with(sharedos_model::tool::ToolDefinition {
+        required_capability: declared,
+        ..tool.definition.clone()
+    });
+    tool.resolve_to(Ok(Requirement {
+        resource: ResourceRef {
+            namespace: "files".into(),
+            path: vec!["Vault".into(), "secrets.md".into()],
+            owner: None,
+        },
+        action: "read".into(),
+    }));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.index", json!({"path": "x"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.index", json!({"path": "x"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Failed, "invalid_tool_requirement"));
     assert_eq!(sink.count(AuditType::AuthorizationChecked), 0);
     assert_eq!(tool.calls(), 0);
@@ -138,9 +175,13 @@ async fn k41_a_requirement_outside_the_ceiling_fails_without_consulting_grants()
 #[tokio::test]
 async fn k41_a_different_action_is_also_a_ceiling_escape() {
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.read", "read"));
-    tool.resolve_to(Ok(Requirement { resource: ResourceRef { namespace: "files".into(), path: vec!["Workspace".into()], owner: None }, action: "delete".into() }));
+    tool.resolve_to(Ok(Requirement {
+        resource: ResourceRef { namespace: "files".into(), path: vec!["Workspace".into()], owner: None },
+        action: "delete".into(),
+    }));
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "x"})), &AbortSignal::new()).await.unwrap();
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "x"})), &AbortSignal::new()).await.unwrap();
     assert_eq!(code(&result), "invalid_tool_requirement");
 }
 
@@ -153,12 +194,21 @@ async fn k42_the_exact_requirement_is_authorized_and_consumed() {
     let usage = Rc::new(sharedos_authz::memory::InMemoryUsage::new());
     let kernel = builder(&grants, &sink).usage_store(usage.clone()).tool(tool.clone()).build().unwrap();
     let signal = AbortSignal::new();
-    let first = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace/ledger/e.md"})), &signal).await.unwrap();
+    let first = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace/ledger/e.md"})), &signal)
+        .await
+        .unwrap();
     assert_eq!(first.status(), ToolStatus::Succeeded);
     assert_eq!(usage.spent("world-test", "grant-ledger"), 1);
     let allowed = sink.last(AuditType::AuthorizationChecked);
-    assert_eq!((allowed.outcome, allowed.consumed, allowed.grant_id.as_deref()), (AuditOutcome::Allowed, Some(true), Some("grant-ledger")));
-    let outside = kernel.invoke_tool(&ctx(), &call("c2", "files.read", json!({"path": "Workspace/policy.md"})), &signal).await.unwrap();
+    assert_eq!(
+        (allowed.outcome, allowed.consumed, allowed.grant_id.as_deref()),
+        (AuditOutcome::Allowed, Some(true), Some("grant-ledger"))
+    );
+    let outside = kernel
+        .invoke_tool(&ctx(), &call("c2", "files.read", json!({"path": "Workspace/policy.md"})), &signal)
+        .await
+        .unwrap();
     assert_eq!((outside.status(), code(&outside)), (ToolStatus::Denied, "no_matching_grant"));
     assert_eq!(sink.last(AuditType::ToolInvoked).reason.as_deref(), Some("no_matching_grant"));
 }
@@ -168,8 +218,14 @@ async fn k43_a_result_naming_another_call_is_invalid() {
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.describe", "read"));
     tool.behave(Behaviour::WrongCallId);
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.describe", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
-    assert_eq!((result.status(), code(&result), result.call_id.as_str()), (ToolStatus::Failed, "invalid_tool_result", "c1"));
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.describe", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        (result.status(), code(&result), result.call_id.as_str()),
+        (ToolStatus::Failed, "invalid_tool_result", "c1")
+    );
     assert_eq!(sink.last(AuditType::ToolInvoked).grant_id.as_deref(), Some("grant-read"));
 }
 
@@ -184,7 +240,10 @@ async fn k44_a_handler_throw_fails_and_its_text_reaches_only_the_hook() {
         .on_provider_error(Rc::new(move |e| hook_seen.borrow_mut().push(e.detail.clone())))
         .build()
         .unwrap();
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!((result.status(), code(&result)), (ToolStatus::Failed, "tool_execution_failed"));
     assert!(!serde_json::to_string(&result).unwrap().contains(SECRET));
     assert!(!sink.text().contains(SECRET));
@@ -245,7 +304,8 @@ async fn an_audit_outage_met_inside_the_port_is_interrupted_with_unknown_effect(
     let (grants, sink, tool) = (Grants::of(&[read_grant()]), Sink::new(), TestTool::new("files.read", "read"));
     tool.behave(Behaviour::AuditOutage);
     let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-    let outcome = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await;
+    let outcome =
+        kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await;
     match outcome {
         Err(KernelError::AuditUnavailable(outage)) => assert_eq!(outage.effect, AuditEffect::Unknown),
         other => panic!("expected an audit outage, got {other:?}"),

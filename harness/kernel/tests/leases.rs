@@ -40,7 +40,10 @@ async fn k4_malformed_grant_material_makes_authority_unavailable_as_a_whole() {
         let (grants, sink, tool) = (Grants::of(&[]), Sink::new(), TestTool::new("files.read", "read"));
         grants.set(Ok(material));
         let kernel = kernel_with(&grants, &sink, std::slice::from_ref(&tool));
-        let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+        let result = kernel
+            .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new())
+            .await
+            .unwrap();
         assert_eq!(result.error().unwrap().code, "authority_unavailable", "{cause}");
         assert_eq!(tool.calls(), 0);
         assert_eq!(sink.last(AuditType::AuthorityResolved).metadata.unwrap()["authority"], cause);
@@ -55,7 +58,10 @@ async fn k6_a_turn_loads_authority_once_and_answers_every_operation_from_the_lea
     let scope = kernel.open_turn_authority(&ctx(), &signal).await.unwrap();
     kernel.list_tools(&ctx().at(LATER), &signal).await.unwrap();
     for id in ["c1", "c2"] {
-        let result = kernel.invoke_tool(&ctx().at(LATER), &call(id, "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
+        let result = kernel
+            .invoke_tool(&ctx().at(LATER), &call(id, "files.read", json!({"path": "Workspace"})), &signal)
+            .await
+            .unwrap();
         assert_eq!(result.status(), ToolStatus::Succeeded);
     }
     let _ = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();
@@ -73,11 +79,13 @@ async fn k7_an_unavailable_resolution_is_held_for_the_whole_turn() {
     let signal = AbortSignal::new();
     let scope = kernel.open_turn_authority(&ctx(), &signal).await.unwrap();
     grants.set(Ok(json!([read_grant()])));
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
     assert_eq!(result.error().unwrap().code, "authority_unavailable");
     assert_eq!(grants.loads.get(), 1);
     scope.close();
-    let next = kernel.invoke_tool(&ctx(), &call("c2", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
+    let next =
+        kernel.invoke_tool(&ctx(), &call("c2", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
     assert_eq!(next.status(), ToolStatus::Succeeded, "the next turn reloads");
 }
 
@@ -147,7 +155,8 @@ async fn k28_registering_or_attaching_a_tool_grants_nothing() {
     let kernel = builder(&grants, &sink).provider(Provider::new("notion-mcp", vec![brokered])).build().unwrap();
     let signal = AbortSignal::new();
     assert!(kernel.list_tools(&ctx(), &signal).await.unwrap().is_empty());
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "notion.search", json!({"path": "Handbook"})), &signal).await.unwrap();
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "notion.search", json!({"path": "Handbook"})), &signal).await.unwrap();
     assert_eq!(result.error().unwrap().code, "tool_unavailable");
 }
 
@@ -164,9 +173,15 @@ async fn k30_the_registry_is_resolved_once_per_turn() {
     // The provider "moves" its declared action; the turn keeps deciding against the first.
     let moved: Rc<dyn ToolHandler> = TestTool::with(definition("notion.search", "files", "notion", "administer"));
     *provider.tools.borrow_mut() = Ok(vec![moved]);
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "notion.search", json!({"path": "Handbook/onboarding"})), &signal).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "notion.search", json!({"path": "Handbook/onboarding"})), &signal)
+        .await
+        .unwrap();
     assert_eq!(result.status(), ToolStatus::Succeeded);
-    let outside = kernel.invoke_tool(&ctx(), &call("c2", "notion.search", json!({"path": "Payroll/salaries"})), &signal).await.unwrap();
+    let outside = kernel
+        .invoke_tool(&ctx(), &call("c2", "notion.search", json!({"path": "Payroll/salaries"})), &signal)
+        .await
+        .unwrap();
     assert_eq!(outside.error().unwrap().code, "no_matching_grant");
     assert_eq!(provider.lists.get(), 1);
     scope.close();
@@ -179,8 +194,12 @@ async fn k31_a_failing_provider_makes_the_catalogue_unavailable_never_partial() 
     *provider.tools.borrow_mut() = Err(SECRET.into());
     let kernel = builder(&grants, &sink).tool(tool.clone()).provider(provider).build().unwrap();
     let signal = AbortSignal::new();
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
-    assert_eq!((result.status(), result.error().unwrap().code.as_str()), (ToolStatus::Failed, "tool_catalog_unavailable"));
+    let result =
+        kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
+    assert_eq!(
+        (result.status(), result.error().unwrap().code.as_str()),
+        (ToolStatus::Failed, "tool_catalog_unavailable")
+    );
     assert_eq!(tool.calls(), 0, "a static tool is not served from a partial registry");
     assert!(kernel.list_tools(&ctx(), &signal).await.is_err());
     assert!(!sink.text().contains(SECRET));
@@ -189,7 +208,10 @@ async fn k31_a_failing_provider_makes_the_catalogue_unavailable_never_partial() 
 #[tokio::test]
 async fn k32_duplicate_tool_names_are_rejected() {
     let (grants, sink) = (Grants::of(&[read_grant()]), Sink::new());
-    let twice = builder(&grants, &sink).tool(TestTool::new("files.read", "read")).tool(TestTool::new("files.read", "read")).build();
+    let twice = builder(&grants, &sink)
+        .tool(TestTool::new("files.read", "read"))
+        .tool(TestTool::new("files.read", "read"))
+        .build();
     assert!(matches!(twice, Err(KernelError::InvalidInput(_))));
     let shadow: Rc<dyn ToolHandler> = TestTool::new("files.read", "read");
     let kernel = builder(&grants, &sink)
@@ -197,7 +219,10 @@ async fn k32_duplicate_tool_names_are_rejected() {
         .provider(Provider::new("shadowing", vec![shadow]))
         .build()
         .unwrap();
-    let result = kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(result.error().unwrap().code, "tool_catalog_unavailable");
 }
 
@@ -213,7 +238,13 @@ async fn providers_are_merged_in_id_order_after_static_tools() {
         .provider(Provider::new("alpha", vec![a]))
         .build()
         .unwrap();
-    let names: Vec<String> = kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().into_iter().map(|d: ToolDefinition| d.name).collect();
+    let names: Vec<String> = kernel
+        .list_tools(&ctx(), &AbortSignal::new())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d: ToolDefinition| d.name)
+        .collect();
     assert_eq!(names, vec!["files.read", "files.list", "files.stat"]);
     assert_eq!(sink.last(AuditType::ToolCatalogListed).outcome, AuditOutcome::Succeeded);
 }

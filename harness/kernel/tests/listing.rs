@@ -59,7 +59,10 @@ async fn k29_no_enabled_namespaces_disables_every_tool() {
     let mut context = ctx();
     context.enabled_tool_namespaces.clear();
     assert!(kernel.list_tools(&context, &AbortSignal::new()).await.unwrap().is_empty());
-    let result = kernel.invoke_tool(&context, &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new()).await.unwrap();
+    let result = kernel
+        .invoke_tool(&context, &call("c1", "files.read", json!({"path": "Workspace"})), &AbortSignal::new())
+        .await
+        .unwrap();
     assert_eq!(result.error().unwrap().code, "tool_unavailable");
 }
 
@@ -69,7 +72,10 @@ async fn k33_unavailable_authority_lists_nothing_and_records_a_fail_closed_denia
     let kernel = kernel_with(&grants, &sink, &[TestTool::new("files.read", "read")]);
     assert!(kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().is_empty());
     let record = sink.last(AuditType::ToolCatalogListed);
-    assert_eq!((record.outcome, record.reason.as_deref(), record.fail_closed), (AuditOutcome::Denied, Some("authority_unavailable"), Some(true)));
+    assert_eq!(
+        (record.outcome, record.reason.as_deref(), record.fail_closed),
+        (AuditOutcome::Denied, Some("authority_unavailable"), Some(true))
+    );
     let metadata = record.metadata.unwrap();
     assert_eq!(metadata["withheldCount"], 0);
     assert_eq!(metadata["catalogHash"], catalog_hash(&[]).unwrap());
@@ -97,7 +103,12 @@ async fn k73_tool_outcomes_carry_the_turns_published_catalogue_hash() {
     let scope = kernel.open_turn_authority(&ctx(), &signal).await.unwrap();
     let listed = kernel.list_tools(&ctx(), &signal).await.unwrap();
     kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
-    let refused = sharedos_kernel::port::RefusedCall { call_id: "c2".into(), tool: "x".into(), reason_code: "tool_unavailable".into(), cause: Some("not_offered".into()) };
+    let refused = sharedos_kernel::port::RefusedCall {
+        call_id: "c2".into(),
+        tool: "x".into(),
+        reason_code: "tool_unavailable".into(),
+        cause: Some("not_offered".into()),
+    };
     kernel.record_refused_call(&ctx(), &refused).await;
     let expected = json!(catalog_hash(&listed).unwrap());
     for event in sink.of(AuditType::ToolInvoked) {
@@ -115,7 +126,10 @@ async fn k85_nothing_the_runtime_can_be_shown_carries_grants_or_issuers() {
     let reach = kernel.reach(&ctx(), &signal).await.unwrap();
     let reach_text = serde_json::to_string(&reach).unwrap();
     for text in [listed, reach_text] {
-        assert!(!text.contains("grant-read") && !text.contains("agent-orchestrator") && !text.contains("issuer"), "{text}");
+        assert!(
+            !text.contains("grant-read") && !text.contains("agent-orchestrator") && !text.contains("issuer"),
+            "{text}"
+        );
     }
     match reach {
         Reach::Computed { reach } => assert_eq!(reach[0]["actions"], json!(["read"])),

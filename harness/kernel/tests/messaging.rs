@@ -45,7 +45,8 @@ struct World {
 }
 
 fn world(grants: &[Grant]) -> World {
-    let (grants, sink, transport, router, usage) = (Grants::of(grants), Sink::new(), Transport::new(), Router::new(), Rc::new(InMemoryUsage::new()));
+    let (grants, sink, transport, router, usage) =
+        (Grants::of(grants), Sink::new(), Transport::new(), Router::new(), Rc::new(InMemoryUsage::new()));
     let kernel = builder(&grants, &sink)
         .usage_store(usage.clone())
         .message_transport(transport.clone())
@@ -118,7 +119,9 @@ async fn m5_k75_a_message_that_does_not_match_its_context_is_denied_without_spen
         let mut value = envelope();
         broken(&mut value);
         let result = w.kernel.send_message(&ctx(), &value, &AbortSignal::new()).await.unwrap();
-        assert!(matches!(&result, MessageDeliveryResult::Denied { error, .. } if error.code == "message_context_mismatch"));
+        assert!(
+            matches!(&result, MessageDeliveryResult::Denied { error, .. } if error.code == "message_context_mismatch")
+        );
     }
     assert_eq!(w.sink.count(AuditType::MessageSent), 3);
     assert!(w.sink.of(AuditType::MessageSent).iter().all(|e| e.outcome == AuditOutcome::Denied));
@@ -212,7 +215,10 @@ async fn m12_each_delivery_writes_one_message_sent_record() {
     let w = world(&[alice_grant()]);
     w.kernel.send_message(&ctx(), &envelope(), &AbortSignal::new()).await.unwrap();
     let sent = w.sink.last(AuditType::MessageSent);
-    assert_eq!((sent.outcome, sent.message_id.as_deref(), sent.receiver.clone()), (AuditOutcome::Succeeded, Some("msg-1"), Some(owner())));
+    assert_eq!(
+        (sent.outcome, sent.message_id.as_deref(), sent.receiver.clone()),
+        (AuditOutcome::Succeeded, Some("msg-1"), Some(owner()))
+    );
     assert_eq!(sent.grant_id.as_deref(), Some("grant-message"));
     assert_eq!(ask(&w, "call-7", &owner()).await.status(), ToolStatus::Succeeded);
     let sent = w.sink.of(AuditType::MessageSent);
@@ -272,12 +278,22 @@ async fn m17_only_recipient_and_payload_may_be_authored() {
         assert_eq!((result.status(), code(&result)), (ToolStatus::Failed, "invalid_tool_arguments"), "{extra}");
     }
     let long: String = "é".repeat(257);
-    for bad in [json!({"kind": "human", "userId": " user-alice"}), json!({"kind": "human", "userId": long}), json!({"kind": "human"})] {
+    for bad in [
+        json!({"kind": "human", "userId": " user-alice"}),
+        json!({"kind": "human", "userId": long}),
+        json!({"kind": "human"}),
+    ] {
         let c = call("c1", "messages.request", json!({"recipient": bad, "payload": 1}));
-        assert_eq!(code(&w.kernel.invoke_tool(&ctx(), &c, &AbortSignal::new()).await.unwrap()), "invalid_tool_arguments");
+        assert_eq!(
+            code(&w.kernel.invoke_tool(&ctx(), &c, &AbortSignal::new()).await.unwrap()),
+            "invalid_tool_arguments"
+        );
     }
     let missing = call("c1", "messages.request", json!({"recipient": owner()}));
-    assert_eq!(code(&w.kernel.invoke_tool(&ctx(), &missing, &AbortSignal::new()).await.unwrap()), "invalid_tool_arguments");
+    assert_eq!(
+        code(&w.kernel.invoke_tool(&ctx(), &missing, &AbortSignal::new()).await.unwrap()),
+        "invalid_tool_arguments"
+    );
     assert!(w.transport.delivered.borrow().is_empty());
 }
 
@@ -287,7 +303,10 @@ async fn m18_the_request_envelope_is_built_from_the_trusted_context() {
     assert_eq!(ask(&w, "call-1", &owner()).await.status(), ToolStatus::Succeeded);
     let sent = w.transport.delivered.borrow()[0].clone();
     assert_eq!((sent.sender, sent.receiver), (actor(), owner()));
-    assert_eq!((sent.purpose.as_str(), sent.trace_id.as_str(), sent.created_at.as_str(), sent.version.as_str()), ("probe", "trace-1", NOW, "1"));
+    assert_eq!(
+        (sent.purpose.as_str(), sent.trace_id.as_str(), sent.created_at.as_str(), sent.version.as_str()),
+        ("probe", "trace-1", NOW, "1")
+    );
     assert_eq!(sent.id, "trace-1-message-request");
     assert_ne!(sent.id, "call-1");
     assert_eq!(sent.payload, json!({"question": "status?"}));
@@ -303,7 +322,10 @@ async fn m19_k76_the_recipient_scoped_requirement_is_consumed_once_per_call() {
     let checked = w.sink.of(AuditType::AuthorizationChecked);
     assert_eq!(checked.len(), 1, "delivery is not authorized again");
     let resource = checked[0].resource.clone().unwrap();
-    assert_eq!((resource.namespace.as_str(), resource.path.clone(), resource.owner), ("sharedos.messaging", owner().path(), Some(owner())));
+    assert_eq!(
+        (resource.namespace.as_str(), resource.path.clone(), resource.owner),
+        ("sharedos.messaging", owner().path(), Some(owner()))
+    );
     assert_eq!(checked[0].action.as_deref(), Some("send"));
 }
 
@@ -325,7 +347,8 @@ async fn m21_a_single_use_grant_and_its_replay_deliver_exactly_once() {
     let w = world(&[bounded]);
     let signal = AbortSignal::new();
     let (context, first, second) = (ctx(), request("c1", &owner()), request("c1", &owner()));
-    let (a, b) = tokio::join!(w.kernel.invoke_tool(&context, &first, &signal), w.kernel.invoke_tool(&context, &second, &signal));
+    let (a, b) =
+        tokio::join!(w.kernel.invoke_tool(&context, &first, &signal), w.kernel.invoke_tool(&context, &second, &signal));
     let statuses = [a.unwrap().status(), b.unwrap().status()];
     assert_eq!(statuses.iter().filter(|s| **s == ToolStatus::Succeeded).count(), 1);
     assert_eq!(statuses.iter().filter(|s| **s == ToolStatus::Denied).count(), 1);
@@ -338,7 +361,8 @@ async fn m22_a_bounded_grant_without_a_usage_store_never_reaches_the_transport()
     let mut bounded = alice_grant();
     bounded.constraints.max_uses = Some(3);
     let (grants, sink, transport) = (Grants::of(&[bounded]), Sink::new(), Transport::new());
-    let kernel = builder(&grants, &sink).message_transport(transport.clone()).message_router(Router::new()).build().unwrap();
+    let kernel =
+        builder(&grants, &sink).message_transport(transport.clone()).message_router(Router::new()).build().unwrap();
     let via_tool = kernel.invoke_tool(&ctx(), &request("c1", &owner()), &AbortSignal::new()).await.unwrap();
     assert_eq!(via_tool.status(), ToolStatus::Denied);
     let direct = kernel.send_message(&ctx(), &envelope(), &AbortSignal::new()).await.unwrap();
@@ -371,12 +395,17 @@ async fn m24_k77_a_refused_delivery_fails_the_request_with_the_transport_code_as
     let result = ask(&w, "c1", &owner()).await;
     assert_eq!((result.status(), code(&result)), (ToolStatus::Failed, "message_request_not_accepted"));
     let invoked = w.sink.last(AuditType::ToolInvoked);
-    assert_eq!((invoked.reason.as_deref(), invoked.cause.as_deref()), (Some("message_request_not_accepted"), Some("route_lease_revoked")));
+    assert_eq!(
+        (invoked.reason.as_deref(), invoked.cause.as_deref()),
+        (Some("message_request_not_accepted"), Some("route_lease_revoked"))
+    );
     let sent = w.sink.last(AuditType::MessageSent);
     assert_eq!((sent.outcome, sent.reason.as_deref()), (AuditOutcome::Denied, Some("route_lease_revoked")));
     let direct = w.kernel.send_message(&ctx(), &envelope(), &AbortSignal::new()).await.unwrap();
-    let verbatim: MessageDeliveryResult = serde_json::from_value(json!({"status": "denied", "messageId": "msg-1", "timestamp": NOW,
-        "error": {"code": "route_lease_revoked", "message": "route is gone"}})).unwrap();
+    let verbatim: MessageDeliveryResult =
+        serde_json::from_value(json!({"status": "denied", "messageId": "msg-1", "timestamp": NOW,
+        "error": {"code": "route_lease_revoked", "message": "route is gone"}}))
+        .unwrap();
     assert_eq!(direct, verbatim);
 }
 

@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 use sharedos_kernel::ports::{ContextToolProvider, ParsedCall, ToolHandler};
 use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::broker::{NotionBroker, BROKER_ID, NOTION_SEARCH};
-use sharedos_kernel::world::constants::{context, owner, segments, turn_trace_id, HANDBOOK_ONBOARDING, NOW, PAYROLL_SALARIES, TRACE_ID};
+use sharedos_kernel::world::constants::{
+    context, owner, segments, turn_trace_id, HANDBOOK_ONBOARDING, NOW, PAYROLL_SALARIES, TRACE_ID,
+};
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolStatus};
 use sharedos_model::validate::Validate;
 use std::rc::Rc;
@@ -19,7 +21,13 @@ fn list(broker: &NotionBroker, trace: &str) -> Rc<dyn ToolHandler> {
 }
 
 fn parsed(tool: &dyn ToolHandler, arguments: Value) -> ParsedCall {
-    let call = ToolCall { id: "call-3".into(), tool: NOTION_SEARCH.into(), arguments: arguments.as_object().cloned().unwrap(), trace_id: TRACE_ID.into(), requested_at: NOW.into() };
+    let call = ToolCall {
+        id: "call-3".into(),
+        tool: NOTION_SEARCH.into(),
+        arguments: arguments.as_object().cloned().unwrap(),
+        trace_id: TRACE_ID.into(),
+        requested_at: NOW.into(),
+    };
     let clean = tool.parse_arguments(&call.arguments).unwrap();
     ParsedCall::new(&call, clean)
 }
@@ -62,7 +70,11 @@ fn an_armed_broker_moves_the_declared_capability_after_the_first_listing() {
     assert_eq!(moved.definition().required_capability.action, "administer");
     let ctx = context(NOW, TRACE_ID);
     let call = parsed(held.as_ref(), json!({"path": HANDBOOK_ONBOARDING}));
-    assert_eq!(held.resolve_requirement(&ctx, &call).unwrap().unwrap().action, "search", "the held handler keeps its action");
+    assert_eq!(
+        held.resolve_requirement(&ctx, &call).unwrap().unwrap().action,
+        "search",
+        "the held handler keeps its action"
+    );
     let call = parsed(moved.as_ref(), json!({"path": HANDBOOK_ONBOARDING}));
     assert_eq!(moved.resolve_requirement(&ctx, &call).unwrap().unwrap().action, "administer");
 }
@@ -80,9 +92,13 @@ fn search_resolves_the_page_path_for_the_context_owner_and_answers_it() {
     let result = block_on(tool.invoke(&ctx, &call, &AbortSignal::new())).unwrap();
     assert_eq!(result.status(), ToolStatus::Succeeded);
     match result.outcome {
-        sharedos_model::tool::ToolOutcome::Succeeded { output } => assert_eq!(output["pages"][0]["path"], json!(HANDBOOK_ONBOARDING)),
+        sharedos_model::tool::ToolOutcome::Succeeded { output } => {
+            assert_eq!(output["pages"][0]["path"], json!(HANDBOOK_ONBOARDING))
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(broker.searches().len(), 1);
-    assert!(tool.parse_arguments(&json!({"path": ["Handbook"], "scope": "all"}).as_object().cloned().unwrap()).is_err());
+    assert!(tool
+        .parse_arguments(&json!({"path": ["Handbook"], "scope": "all"}).as_object().cloned().unwrap())
+        .is_err());
 }

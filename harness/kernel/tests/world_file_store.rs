@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{json, Map, Value};
-use sharedos_kernel::world::constants::{segments, DRAFT_FILE, LEDGER_ENTRY, POLICY_FILE, SCRATCH, SEEDED_SNAPSHOT, WORKSPACE};
+use sharedos_kernel::world::constants::{
+    segments, DRAFT_FILE, LEDGER_ENTRY, POLICY_FILE, SCRATCH, SEEDED_SNAPSHOT, WORKSPACE,
+};
 use sharedos_kernel::world::file_store::{FileAction, FileEffect, FileFailureCode, FileStore};
 
 fn args(value: Value) -> Map<String, Value> {
@@ -99,7 +101,11 @@ fn reads_list_stat_search_and_grep_answer_without_writing() {
     let search = store.execute("search", &segments(&WORKSPACE), &args(json!({"query": "90"}))).unwrap();
     assert_eq!(search["matches"], json!([["Workspace", "policy.md"]]));
     let grep = store
-        .execute("grep", &segments(&WORKSPACE), &args(json!({"pattern": "DRAFT", "caseSensitive": false, "mode": "files"})))
+        .execute(
+            "grep",
+            &segments(&WORKSPACE),
+            &args(json!({"pattern": "DRAFT", "caseSensitive": false, "mode": "files"})),
+        )
         .unwrap();
     assert_eq!(grep["results"], json!([{"path": ["Workspace", "scratch", "draft.md"]}]));
     assert_eq!(store.reads().len(), 5);

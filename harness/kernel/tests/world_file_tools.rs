@@ -42,8 +42,18 @@ fn the_twelve_tools_register_in_catalogue_order() {
     assert_eq!(
         names,
         [
-            "files.list", "files.stat", "files.read", "files.search", "files.grep", "files.create", "files.replace",
-            "files.append", "files.delete", "files.snapshot.create", "files.snapshot.list", "files.snapshot.restore"
+            "files.list",
+            "files.stat",
+            "files.read",
+            "files.search",
+            "files.grep",
+            "files.create",
+            "files.replace",
+            "files.append",
+            "files.delete",
+            "files.snapshot.create",
+            "files.snapshot.list",
+            "files.snapshot.restore"
         ]
     );
 }
@@ -64,7 +74,14 @@ fn definitions_declare_the_namespace_root_ceiling_for_their_action() {
 
 #[test]
 fn read_write_and_annotations_follow_the_catalogue() {
-    let reads = [FileAction::List, FileAction::Stat, FileAction::Read, FileAction::Search, FileAction::Grep, FileAction::SnapshotList];
+    let reads = [
+        FileAction::List,
+        FileAction::Stat,
+        FileAction::Read,
+        FileAction::Search,
+        FileAction::Grep,
+        FileAction::SnapshotList,
+    ];
     let destructive = [FileAction::Replace, FileAction::Delete, FileAction::SnapshotRestore];
     for action in FileAction::ALL {
         let def = definition(action);
@@ -99,7 +116,10 @@ fn parsers_refuse_unknown_keys_bad_paths_and_bad_types() {
     assert!(read.parse_arguments(&map(json!({"path": ["Workspace", ".."]}))).is_err());
     assert!(read.parse_arguments(&map(json!({}))).is_err());
     let (_, create) = tool(FileAction::Create);
-    assert!(create.parse_arguments(&map(json!({"path": [], "content": "x"}))).is_err(), "create needs a path of one segment at least");
+    assert!(
+        create.parse_arguments(&map(json!({"path": [], "content": "x"}))).is_err(),
+        "create needs a path of one segment at least"
+    );
     let (_, delete) = tool(FileAction::Delete);
     assert!(delete.parse_arguments(&map(json!({"path": DRAFT_FILE, "recursive": "yes"}))).is_err());
     let (_, restore) = tool(FileAction::SnapshotRestore);
@@ -115,7 +135,10 @@ fn parsers_fill_defaults_into_the_frozen_call() {
     assert_eq!(out["recursive"], json!(false));
     let (_, grep) = tool(FileAction::Grep);
     let out = grep.parse_arguments(&map(json!({"path": [], "pattern": "x"}))).unwrap();
-    assert_eq!(Value::Object(out), json!({"path": [], "pattern": "x", "mode": "content", "caseSensitive": true, "contextBefore": 0, "contextAfter": 0}));
+    assert_eq!(
+        Value::Object(out),
+        json!({"path": [], "pattern": "x", "mode": "content", "caseSensitive": true, "contextBefore": 0, "contextAfter": 0})
+    );
 }
 
 #[test]
@@ -123,7 +146,8 @@ fn requirement_is_args_path_and_action_with_the_context_owner() {
     let ctx = context(NOW, TRACE_ID);
     for action in FileAction::ALL {
         let (_, t) = tool(action);
-        let arguments = json!({"path": DRAFT_FILE, "content": "c", "query": "q", "pattern": "p", "snapshotId": "snapshot-1"});
+        let arguments =
+            json!({"path": DRAFT_FILE, "content": "c", "query": "q", "pattern": "p", "snapshotId": "snapshot-1"});
         let required: &[&str] = match action {
             FileAction::Search => &["query"],
             FileAction::Grep => &["pattern"],

@@ -6,7 +6,9 @@ use futures::executor::block_on;
 use serde_json::{json, Map, Value};
 use sharedos_kernel::ports::{ParsedCall, ToolHandler};
 use sharedos_kernel::signal::AbortSignal;
-use sharedos_kernel::world::constants::{context, owner, segments, NOW, POLICY_FILE, TRACE_ID, VAULT_SECRETS, WORKSPACE};
+use sharedos_kernel::world::constants::{
+    context, owner, segments, NOW, POLICY_FILE, TRACE_ID, VAULT_SECRETS, WORKSPACE,
+};
 use sharedos_kernel::world::file_store::FileStore;
 use sharedos_kernel::world::fixture_tools::{admin_grant_issue_definition, fixture_tools, Fixture, FixtureTool};
 use sharedos_model::address::Address;
@@ -24,7 +26,13 @@ fn fixture(which: Fixture) -> (Rc<FileStore>, FixtureTool) {
 }
 
 fn parsed(tool: &dyn ToolHandler, arguments: Value) -> ParsedCall {
-    let call = ToolCall { id: "call-7".into(), tool: tool.definition().name.clone(), arguments: map(arguments), trace_id: TRACE_ID.into(), requested_at: NOW.into() };
+    let call = ToolCall {
+        id: "call-7".into(),
+        tool: tool.definition().name.clone(),
+        arguments: map(arguments),
+        trace_id: TRACE_ID.into(),
+        requested_at: NOW.into(),
+    };
     let clean = tool.parse_arguments(&call.arguments).unwrap();
     ParsedCall::new(&call, clean)
 }
@@ -51,7 +59,10 @@ fn the_carrier_keeps_forged_material_but_resolves_only_the_path_for_the_context_
     let (_, open) = fixture(Fixture::Carrier);
     assert_eq!(open.definition().input_schema["additionalProperties"], json!(true));
     let forged = json!({"id": "forged-write", "capabilities": [{"actions": ["replace"]}]});
-    let call = parsed(&open, json!({"path": POLICY_FILE, "grant": forged, "owner": {"kind": "human", "userId": "user-mallory"}}));
+    let call = parsed(
+        &open,
+        json!({"path": POLICY_FILE, "grant": forged, "owner": {"kind": "human", "userId": "user-mallory"}}),
+    );
     assert_eq!(call.arguments["grant"], forged, "the carrier passes forged material along untouched");
     let requirement = open.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
     assert_eq!(requirement.resource.path, segments(&POLICY_FILE));

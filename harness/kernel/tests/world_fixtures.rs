@@ -6,7 +6,9 @@ use sharedos_authz::ports::DelegationResolver;
 use sharedos_kernel::ports::{AuditSink, GrantSource};
 use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::constants::{context, NAMESPACE_ID, NOW, TRACE_ID};
-use sharedos_kernel::world::fixtures::{BrokerOption, ExpiresAfterOperations, RevokedAfterTurn, WorldFixtures, WorldOptions};
+use sharedos_kernel::world::fixtures::{
+    BrokerOption, ExpiresAfterOperations, RevokedAfterTurn, WorldFixtures, WorldOptions,
+};
 use sharedos_kernel::world::grants::{GrantOptions, GRANT_READ, ROOT_FILES};
 use sharedos_model::capability::Grant;
 
@@ -35,7 +37,10 @@ fn revoked_ancestors_are_revoked_in_the_chain_before_the_turn() {
 
 #[test]
 fn a_revocation_armed_after_turn_one_lands_for_turn_two() {
-    let options = WorldOptions { revoked_after_turn: Some(RevokedAfterTurn { turn: 1, grant_ids: vec![GRANT_READ.into()] }), ..WorldOptions::default() };
+    let options = WorldOptions {
+        revoked_after_turn: Some(RevokedAfterTurn { turn: 1, grant_ids: vec![GRANT_READ.into()] }),
+        ..WorldOptions::default()
+    };
     let world = WorldFixtures::build(&options);
     let read = |grants: Vec<Grant>| grants.into_iter().find(|g| g.id == GRANT_READ).unwrap();
     assert_eq!(read(load(&world).unwrap()).revoked_at, None);

@@ -16,19 +16,40 @@ fn the_baseline_holds_eight_roots_and_seven_working_grants_in_store_order() {
     assert_eq!(
         ids(&set.roots),
         [
-            "grant-root-execution", "grant-root-files", "grant-root-scratch", "grant-root-ledger", "grant-root-messaging",
-            "grant-root-escalation", "grant-root-snapshot", "grant-root-sealed"
+            "grant-root-execution",
+            "grant-root-files",
+            "grant-root-scratch",
+            "grant-root-ledger",
+            "grant-root-messaging",
+            "grant-root-escalation",
+            "grant-root-snapshot",
+            "grant-root-sealed"
         ]
     );
     assert_eq!(
         ids(&set.agent),
-        ["grant-turn", "grant-read", "grant-scratch", "grant-message", "grant-escalation", "grant-snapshot", "grant-sealed"]
+        [
+            "grant-turn",
+            "grant-read",
+            "grant-scratch",
+            "grant-message",
+            "grant-escalation",
+            "grant-snapshot",
+            "grant-sealed"
+        ]
     );
 }
 
 #[test]
 fn every_grant_is_valid_owned_by_alice_with_descendants_and_the_conformance_purpose() {
-    let all = GrantOptions { bounded: true, over_broad_delegation: true, restorable: true, broker_granted: true, ledger_accounts: true, ..GrantOptions::default() };
+    let all = GrantOptions {
+        bounded: true,
+        over_broad_delegation: true,
+        restorable: true,
+        broker_granted: true,
+        ledger_accounts: true,
+        ..GrantOptions::default()
+    };
     let set = grant_set(&all);
     for grant in set.all() {
         grant.validate().unwrap();
@@ -55,7 +76,8 @@ fn every_grant_is_valid_owned_by_alice_with_descendants_and_the_conformance_purp
 
 #[test]
 fn working_grants_carry_exactly_their_roots_capability() {
-    let set = grant_set(&GrantOptions { restorable: true, broker_granted: true, bounded: true, ..GrantOptions::default() });
+    let set =
+        grant_set(&GrantOptions { restorable: true, broker_granted: true, bounded: true, ..GrantOptions::default() });
     for working in &set.agent {
         let parent = set.find(working.parent_grant_id.as_deref().unwrap()).unwrap();
         assert_eq!(working.capabilities, parent.capabilities, "{}", working.id);
@@ -64,7 +86,10 @@ fn working_grants_carry_exactly_their_roots_capability() {
 
 #[test]
 fn bounded_and_usage_outage_issue_the_single_use_ledger_grant() {
-    for options in [GrantOptions { bounded: true, ..GrantOptions::default() }, GrantOptions { usage_store_unavailable: true, ..GrantOptions::default() }] {
+    for options in [
+        GrantOptions { bounded: true, ..GrantOptions::default() },
+        GrantOptions { usage_store_unavailable: true, ..GrantOptions::default() },
+    ] {
         let set = grant_set(&options);
         let ledger = set.find(GRANT_LEDGER).unwrap();
         assert_eq!(ledger.constraints.max_uses, Some(1));
@@ -80,7 +105,10 @@ fn the_over_broad_grant_claims_mutations_under_the_read_only_root() {
     assert_eq!(widened.parent_grant_id.as_deref(), Some(ROOT_FILES));
     let parent = set.find(ROOT_FILES).unwrap();
     assert_eq!(parent.capabilities[0].actions, ["list", "stat", "read", "search", "grep"]);
-    assert_eq!(widened.capabilities[0].actions, ["list", "stat", "read", "search", "grep", "create", "replace", "append", "delete"]);
+    assert_eq!(
+        widened.capabilities[0].actions,
+        ["list", "stat", "read", "search", "grep", "create", "replace", "append", "delete"]
+    );
     assert_eq!(widened.capabilities[0].resource.path, ["Workspace"]);
 }
 
@@ -113,9 +141,15 @@ fn a_withheld_escalation_drops_only_the_working_grant() {
 fn execution_and_messaging_roots_name_the_agent_and_the_owner() {
     let set = grant_set(&GrantOptions::default());
     let execution = &set.find("grant-root-execution").unwrap().capabilities[0];
-    assert_eq!((execution.resource.namespace.as_str(), execution.resource.path.clone()), ("sharedos.execution", agent().path()));
+    assert_eq!(
+        (execution.resource.namespace.as_str(), execution.resource.path.clone()),
+        ("sharedos.execution", agent().path())
+    );
     assert_eq!(execution.actions, ["invoke"]);
     let messaging = &set.find("grant-root-messaging").unwrap().capabilities[0];
-    assert_eq!((messaging.resource.namespace.as_str(), messaging.resource.path.clone()), ("sharedos.messaging", owner().path()));
+    assert_eq!(
+        (messaging.resource.namespace.as_str(), messaging.resource.path.clone()),
+        ("sharedos.messaging", owner().path())
+    );
     assert_eq!(messaging.actions, ["send"]);
 }

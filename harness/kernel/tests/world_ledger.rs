@@ -18,7 +18,13 @@ fn handler(tool: LedgerTool) -> (Rc<Ledger>, LedgerHandler) {
 }
 
 fn parsed(tool: &dyn ToolHandler, arguments: Value) -> ParsedCall {
-    let call = ToolCall { id: "call-t".into(), tool: tool.definition().name.clone(), arguments: arguments.as_object().cloned().unwrap(), trace_id: TRACE_ID.into(), requested_at: NOW.into() };
+    let call = ToolCall {
+        id: "call-t".into(),
+        tool: tool.definition().name.clone(),
+        arguments: arguments.as_object().cloned().unwrap(),
+        trace_id: TRACE_ID.into(),
+        requested_at: NOW.into(),
+    };
     let clean = tool.parse_arguments(&call.arguments).unwrap();
     ParsedCall::new(&call, clean)
 }
@@ -50,7 +56,9 @@ fn the_transfer_requires_transfer_on_the_debited_account() {
     assert_eq!(requirement.resource.path, ["accounts", ACCOUNT_A]);
     assert_eq!(requirement.resource.owner, Some(owner()));
     assert_eq!(requirement.action, "transfer");
-    assert!(transfer.parse_arguments(&json!({"from": ACCOUNT_A, "to": ACCOUNT_B, "amount": 0}).as_object().cloned().unwrap()).is_err());
+    assert!(transfer
+        .parse_arguments(&json!({"from": ACCOUNT_A, "to": ACCOUNT_B, "amount": 0}).as_object().cloned().unwrap())
+        .is_err());
 }
 
 #[tokio::test(start_paused = true)]
@@ -58,7 +66,8 @@ async fn a_transfer_debits_waits_then_credits() {
     let (ledger, transfer) = handler(LedgerTool::Transfer);
     let call = parsed(&transfer, transfer_args());
     let started = tokio::time::Instant::now();
-    let result = transfer.invoke(&context("2026-08-18T09:01:54.000Z", TRACE_ID), &call, &AbortSignal::new()).await.unwrap();
+    let result =
+        transfer.invoke(&context("2026-08-18T09:01:54.000Z", TRACE_ID), &call, &AbortSignal::new()).await.unwrap();
     assert_eq!(started.elapsed(), Duration::from_millis(3000));
     assert_eq!(result.status(), ToolStatus::Succeeded);
     assert_eq!(result.completed_at, "2026-08-18T09:01:57.000Z");

@@ -10,7 +10,7 @@ use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::audit_log::{AuditFailure, AuditFault, AuditTrigger, RecordingAudit};
 use sharedos_kernel::world::ceiling::FrozenCeiling;
 use sharedos_kernel::world::clock::WorldClock;
-use sharedos_kernel::world::constants::{self, context, conformance_instant, owner, NAMESPACE_ID, NOW, TRACE_ID};
+use sharedos_kernel::world::constants::{self, conformance_instant, context, owner, NAMESPACE_ID, NOW, TRACE_ID};
 use sharedos_kernel::world::grant_store::{ChainResolver, WorldGrantSource};
 use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_READ, ROOT_FILES};
 use sharedos_kernel::world::usage::{MemoryUsage, UnreachableUsage};
@@ -71,7 +71,10 @@ fn the_source_serves_copies_of_the_agents_grants_for_the_context() {
     assert_eq!(loaded, source.grants());
     let mut other = context(NOW, TRACE_ID);
     other.authority = Address::human("user-alice");
-    assert!(block_on(source.load(&other, &AbortSignal::new())).unwrap().as_array().unwrap().is_empty(), "issuer must be the authority");
+    assert!(
+        block_on(source.load(&other, &AbortSignal::new())).unwrap().as_array().unwrap().is_empty(),
+        "issuer must be the authority"
+    );
     other = context(NOW, TRACE_ID);
     other.actor = Address::agent("agent-orchestrator");
     assert!(source.grants_for(&other).is_empty(), "subject must be the actor");
@@ -125,7 +128,10 @@ fn revoke_and_expire_edit_the_stored_grant_only() {
     assert!(!source.revoke("grant-missing", NOW));
     assert!(before.iter().all(|g| g.revoked_at.is_none()), "copies already handed out do not change");
     let after = load(&source).unwrap();
-    assert_eq!(after.iter().find(|g| g.id == "grant-scratch").unwrap().constraints.expires_at.as_deref(), Some("2026-08-18T09:00:01.000Z"));
+    assert_eq!(
+        after.iter().find(|g| g.id == "grant-scratch").unwrap().constraints.expires_at.as_deref(),
+        Some("2026-08-18T09:00:01.000Z")
+    );
 }
 
 #[test]
@@ -144,7 +150,10 @@ fn the_resolver_serves_every_grant_roots_included_and_can_fail() {
     assert!(resolver.resolve("world-other", ROOT_FILES).unwrap().is_none(), "keyed by world and id");
     assert!(resolver.resolve(NAMESPACE_ID, "grant-missing").unwrap().is_none());
     assert!(resolver.expire(ROOT_FILES, NOW));
-    assert_eq!(resolver.resolve(NAMESPACE_ID, ROOT_FILES).unwrap().unwrap().constraints.expires_at.as_deref(), Some(NOW));
+    assert_eq!(
+        resolver.resolve(NAMESPACE_ID, ROOT_FILES).unwrap().unwrap().constraints.expires_at.as_deref(),
+        Some(NOW)
+    );
     resolver.set_failing(true);
     assert!(resolver.resolve(NAMESPACE_ID, ROOT_FILES).is_err());
     assert_eq!(resolver.lookups(), 5);
@@ -208,7 +217,10 @@ fn the_audit_log_fails_every_write_after_n_operations() {
 #[tokio::test(start_paused = true)]
 async fn a_hanging_audit_write_never_answers() {
     let audit = RecordingAudit::new();
-    audit.arm(AuditFault { trigger: AuditTrigger::NthOfKind { kind: AuditType::TurnEnded, nth: 1 }, failure: AuditFailure::Hang });
+    audit.arm(AuditFault {
+        trigger: AuditTrigger::NthOfKind { kind: AuditType::TurnEnded, nth: 1 },
+        failure: AuditFailure::Hang,
+    });
     let record = event(AuditType::TurnEnded);
     let waited = tokio::time::timeout(std::time::Duration::from_millis(5000), audit.write(&record)).await;
     assert!(waited.is_err(), "the write was still pending at the timeout");
@@ -219,7 +231,12 @@ async fn a_hanging_audit_write_never_answers() {
 fn r64_the_moving_clock_steps_one_second_per_tool_invoked_only() {
     let clock = WorldClock::operation_indexed(constants::now_instant());
     assert_eq!(clock.now(), conformance_instant(0));
-    for kind in [AuditType::AuthorityResolved, AuditType::AuthorizationChecked, AuditType::ToolCatalogListed, AuditType::TurnEnded] {
+    for kind in [
+        AuditType::AuthorityResolved,
+        AuditType::AuthorizationChecked,
+        AuditType::ToolCatalogListed,
+        AuditType::TurnEnded,
+    ] {
         clock.observe(&event(kind));
     }
     assert_eq!(clock.now(), NOW, "admission and listing do not move it");

@@ -6,7 +6,9 @@ use serde_json::{json, Value};
 use sharedos_kernel::ports::{MessageRequestRouter, MessageTransport};
 use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::constants::{agent, context, owner, NOW, PURPOSE, TRACE_ID};
-use sharedos_kernel::world::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
+use sharedos_kernel::world::transport::{
+    RecordingTransport, ReplyRouter, ReplyShape, TransportMode, ROUTE_LEASE_REVOKED,
+};
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use std::rc::Rc;
 
@@ -38,7 +40,9 @@ fn reply(router: &ReplyRouter, id: &str) -> Result<Value, String> {
 fn accepted_dispatches_are_recorded_with_accepted_receipts() {
     let transport = RecordingTransport::default();
     let receipt = deliver(&transport, "m-1");
-    assert!(matches!(receipt, MessageDeliveryResult::Accepted { ref message_id, ref timestamp, .. } if message_id == "m-1" && timestamp == NOW));
+    assert!(
+        matches!(receipt, MessageDeliveryResult::Accepted { ref message_id, ref timestamp, .. } if message_id == "m-1" && timestamp == NOW)
+    );
     assert_eq!(transport.accepted(), vec![envelope("m-1")]);
 }
 

@@ -49,7 +49,10 @@ impl Validate for ResourceRef {
         validate::length(self.path.len(), 0, 64, &path)?;
         for (i, segment) in self.path.iter().enumerate() {
             if !is_segment(segment) {
-                return Err(ValidationError::new(&index(&path, i), "a path segment (1..256 characters, not padded, not . or .., no slashes or control characters)"));
+                return Err(ValidationError::new(
+                    &index(&path, i),
+                    "a path segment (1..256 characters, not padded, not . or .., no slashes or control characters)",
+                ));
             }
         }
         Ok(())

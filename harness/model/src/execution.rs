@@ -62,7 +62,10 @@ pub struct ExecutionRequest {
 impl Validate for ExecutionRequest {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         if self.version != PROTOCOL_VERSION {
-            return Err(ValidationError::new(&child(p, "version"), format!("the protocol version \"{PROTOCOL_VERSION}\"")));
+            return Err(ValidationError::new(
+                &child(p, "version"),
+                format!("the protocol version \"{PROTOCOL_VERSION}\""),
+            ));
         }
         validate::identifier(&self.execution_id, &child(p, "executionId"))?;
         self.context.validate_at(&child(p, "context"))?;
@@ -75,7 +78,11 @@ impl Validate for ExecutionRequest {
         if let Some(options) = &self.options {
             let at = child(p, "options");
             bounded_option(options.max_steps.map(u64::from), u64::from(MAX_STEPS), &child(&at, "maxSteps"))?;
-            bounded_option(options.max_tool_calls.map(u64::from), u64::from(MAX_EXECUTION_TOOL_CALLS), &child(&at, "maxToolCalls"))?;
+            bounded_option(
+                options.max_tool_calls.map(u64::from),
+                u64::from(MAX_EXECUTION_TOOL_CALLS),
+                &child(&at, "maxToolCalls"),
+            )?;
             bounded_option(options.timeout_ms, MAX_EXECUTION_TIMEOUT_MS, &child(&at, "timeoutMs"))?;
         }
         Ok(())
@@ -121,7 +128,10 @@ impl Validate for RuntimeManifest {
         validate::identifier(&self.id, &child(p, "id"))?;
         validate::identifier(&self.version, &child(p, "version"))?;
         if self.protocol_version != PROTOCOL_VERSION {
-            return Err(ValidationError::new(&child(p, "protocolVersion"), format!("the protocol version \"{PROTOCOL_VERSION}\"")));
+            return Err(ValidationError::new(
+                &child(p, "protocolVersion"),
+                format!("the protocol version \"{PROTOCOL_VERSION}\""),
+            ));
         }
         Ok(())
     }

@@ -11,9 +11,7 @@ impl Instant {
     /// Parses an RFC 3339 timestamp with an offset; `None` when it does not parse.
     #[must_use]
     pub fn parse(text: &str) -> Option<Instant> {
-        DateTime::parse_from_rfc3339(text)
-            .ok()
-            .map(|t| Instant(t.timestamp_millis()))
+        DateTime::parse_from_rfc3339(text).ok().map(|t| Instant(t.timestamp_millis()))
     }
 
     /// Formats as `YYYY-MM-DDTHH:MM:SS.mmmZ`, the shape SharedOS's clocks write.

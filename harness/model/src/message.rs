@@ -65,7 +65,10 @@ impl MessageEnvelope {
 impl Validate for MessageEnvelope {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         if self.version != PROTOCOL_VERSION {
-            return Err(ValidationError::new(&child(p, "version"), format!("the protocol version \"{PROTOCOL_VERSION}\"")));
+            return Err(ValidationError::new(
+                &child(p, "version"),
+                format!("the protocol version \"{PROTOCOL_VERSION}\""),
+            ));
         }
         validate::identifier(&self.id, &child(p, "id"))?;
         validate::bounded_text(&self.purpose, 512, &child(p, "purpose"))?;

@@ -16,7 +16,7 @@ use crate::capability::ResourceRef;
 use crate::execution::{Escalation, ExecutionEvent, ExecutionStatus, RuntimeManifest};
 use crate::instant::is_timestamp;
 use crate::message::PROTOCOL_VERSION;
-use crate::validate::{child, index, ValidationError, Validate};
+use crate::validate::{child, index, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -65,8 +65,7 @@ impl ToolDefinition {
     /// a write declared idempotent.
     #[must_use]
     pub fn is_repeatable(&self) -> bool {
-        self.read_write == ReadWrite::Read
-            || self.annotations.as_ref().and_then(|a| a.idempotent) == Some(true)
+        self.read_write == ReadWrite::Read || self.annotations.as_ref().and_then(|a| a.idempotent) == Some(true)
     }
 }
 

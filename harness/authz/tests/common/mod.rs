@@ -54,7 +54,10 @@ pub fn cap(ns: &str, p: &[&str], actions: &[&str], scope: Scope) -> Capability {
 
 /// A capability with no owner (resolves to the presenter's owner).
 pub fn unowned(ns: &str, p: &[&str], actions: &[&str], scope: Scope) -> Capability {
-    Capability { resource: ResourceRef { owner: None, ..cap(ns, p, actions, scope).resource }, ..cap(ns, p, actions, scope) }
+    Capability {
+        resource: ResourceRef { owner: None, ..cap(ns, p, actions, scope).resource },
+        ..cap(ns, p, actions, scope)
+    }
 }
 
 pub fn files(p: &[&str], actions: &[&str]) -> Capability {
@@ -63,7 +66,10 @@ pub fn files(p: &[&str], actions: &[&str]) -> Capability {
 
 /// A requirement with the owner omitted (the context's).
 pub fn req(ns: &str, p: &[&str], action: &str) -> Requirement {
-    Requirement { resource: ResourceRef { namespace: ns.to_string(), path: path(p), owner: None }, action: action.to_string() }
+    Requirement {
+        resource: ResourceRef { namespace: ns.to_string(), path: path(p), owner: None },
+        action: action.to_string(),
+    }
 }
 
 pub fn read(p: &[&str]) -> Requirement {

@@ -1,7 +1,7 @@
 //! Grading one declared attempt against its receipt.
 
 use crate::receipt::{operations_under, AttemptReceipt};
-use crate::script::{Attempt, AttackScript, Expectation, Role};
+use crate::script::{AttackScript, Attempt, Expectation, Role};
 use serde::{Deserialize, Serialize};
 use sharedos_model::audit::Source;
 use sharedos_model::record::{ExecutionRecord, OperationOutcome};
@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 pub const REFUSED_BEFORE_START: &str = "the turn was refused before its runtime started";
 /// Detail of an attempt left unissued because the envelope ended the turn
 /// with the ending the row expects.
-pub const ENDED_BY_ENVELOPE: &str = "the envelope ended the turn, as the row requires, before this attempt could be made";
+pub const ENDED_BY_ENVELOPE: &str =
+    "the envelope ended the turn, as the row requires, before this attempt could be made";
 /// Detail of an attempt with no receipt at all.
 const NO_RECEIPT: &str = "the runtime reported nothing for this attempt";
 
@@ -112,7 +113,12 @@ pub fn grade_attempts(
         .collect()
 }
 
-fn grade_attempt(attempt: &Attempt, receipt: Option<&AttemptReceipt>, record: &ExecutionRecord, unreachable: Option<String>) -> AttemptOutcome {
+fn grade_attempt(
+    attempt: &Attempt,
+    receipt: Option<&AttemptReceipt>,
+    record: &ExecutionRecord,
+    unreachable: Option<String>,
+) -> AttemptOutcome {
     let mut outcome = AttemptOutcome {
         attempt_id: attempt.id.clone(),
         role: attempt.role,
@@ -129,7 +135,8 @@ fn grade_attempt(attempt: &Attempt, receipt: Option<&AttemptReceipt>, record: &E
         Some(receipt) if receipt.attempted => receipt,
         unissued => {
             let told = unissued.and_then(|r| r.detail.clone());
-            outcome.grade = if unreachable.is_some() { AttemptGrade::NotApplicable } else { AttemptGrade::NotExercised };
+            outcome.grade =
+                if unreachable.is_some() { AttemptGrade::NotApplicable } else { AttemptGrade::NotExercised };
             outcome.detail = match (unissued, unreachable) {
                 (_, Some(reason)) => Some(reason),
                 (Some(_), None) => told,
@@ -143,15 +150,14 @@ fn grade_attempt(attempt: &Attempt, receipt: Option<&AttemptReceipt>, record: &E
     outcome.observed = receipt.observed;
     outcome.reason_code = receipt.reason_code.clone();
     outcome.detail = receipt.detail.clone();
-    let accepted = receipt.observed.is_some_and(|status| attempt.expect.accepts(status, receipt.reason_code.as_deref()));
+    let accepted =
+        receipt.observed.is_some_and(|status| attempt.expect.accepts(status, receipt.reason_code.as_deref()));
     outcome.grade = if accepted { AttemptGrade::Pass } else { AttemptGrade::Fail };
     let under = receipt.call_id.as_deref().map(|id| operations_under(record, id));
     outcome.cause = receipt.cause.clone().or_else(|| under.and_then(|u| u.cause).map(str::to_string));
     if receipt.observed != Some(ToolStatus::Succeeded) {
-        outcome.refused_by = under
-            .and_then(|u| u.tool)
-            .filter(|op| op.outcome != OperationOutcome::Succeeded)
-            .map(|op| op.source);
+        outcome.refused_by =
+            under.and_then(|u| u.tool).filter(|op| op.outcome != OperationOutcome::Succeeded).map(|op| op.source);
     }
     outcome
 }

@@ -44,7 +44,8 @@ pub fn assemble_cell(
         codes.insert(code);
     }
     let causes: BTreeSet<String> = attempts.iter().filter_map(|a| a.cause.clone()).collect();
-    let mut refused_by: Vec<Source> = attempts.iter().filter_map(|a| a.refused_by).chain(ending_credit(judgement)).collect();
+    let mut refused_by: Vec<Source> =
+        attempts.iter().filter_map(|a| a.refused_by).chain(ending_credit(judgement)).collect();
     refused_by.sort_by_key(|s| s.as_str());
     refused_by.dedup();
     let (status, detail) = match out_of_scope {

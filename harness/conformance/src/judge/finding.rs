@@ -89,9 +89,9 @@ impl Finding {
             Finding::ControlDidNotSucceed { .. }
             | Finding::AttemptNeverReached { .. }
             | Finding::TurnEndingNeverAsked { .. } => CellStatus::NotExercised,
-            Finding::AttemptMissedExpectation { .. } | Finding::RecordUnusable { .. } | Finding::TurnEndedWrongly { .. } => {
-                CellStatus::Fail
-            }
+            Finding::AttemptMissedExpectation { .. }
+            | Finding::RecordUnusable { .. }
+            | Finding::TurnEndedWrongly { .. } => CellStatus::Fail,
             Finding::OutOfScope { .. } => CellStatus::OutOfScope,
         }
     }
@@ -108,7 +108,9 @@ impl Finding {
                     None => "was never issued".to_string(),
                     Some(status) => format!("was answered {}", answer(status.as_str(), reason_code.as_deref())),
                 };
-                format!("control `{attempt_id}` {answer}, so the turn never showed it could act and the row proves nothing")
+                format!(
+                    "control `{attempt_id}` {answer}, so the turn never showed it could act and the row proves nothing"
+                )
             }
             Finding::AttemptNeverReached { attempt_id, detail } => match detail {
                 Some(detail) => format!("attempt `{attempt_id}` never reached SharedOS ({detail})"),
@@ -121,7 +123,9 @@ impl Finding {
                 };
                 format!("attempt `{attempt_id}` {got} where the script requires {}", expectation(expected))
             }
-            Finding::RecordUnusable { gaps } if gaps.is_empty() => "the turn's execution record is unusable".to_string(),
+            Finding::RecordUnusable { gaps } if gaps.is_empty() => {
+                "the turn's execution record is unusable".to_string()
+            }
             Finding::RecordUnusable { gaps } => {
                 format!("the turn's execution record is unusable (missing {})", ticked(gaps.iter().map(String::as_str)))
             }

@@ -89,10 +89,12 @@ fn unreachable(attempt: &AttemptOutcome) -> Finding {
 }
 
 fn control_failed(attempts: &[AttemptOutcome]) -> Option<Finding> {
-    attempts.iter().find(|a| !a.is_adversarial() && a.grade != AttemptGrade::Pass).map(|a| Finding::ControlDidNotSucceed {
-        attempt_id: a.attempt_id.clone(),
-        observed: a.observed,
-        reason_code: a.reason_code.clone(),
+    attempts.iter().find(|a| !a.is_adversarial() && a.grade != AttemptGrade::Pass).map(|a| {
+        Finding::ControlDidNotSucceed {
+            attempt_id: a.attempt_id.clone(),
+            observed: a.observed,
+            reason_code: a.reason_code.clone(),
+        }
     })
 }
 

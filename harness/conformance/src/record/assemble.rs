@@ -169,7 +169,9 @@ pub fn prompt_hash(result: &ExecutionResult) -> Option<String> {
 fn authority_record(request: &ExecutionRequest, audit: &[&AuditEvent]) -> AuthorityRecord {
     let mut snapshots: Vec<AuthoritySnapshot> = Vec::new();
     for event in audit.iter().filter(|e| e.kind == AuditType::AuthorityResolved) {
-        let Some(hash) = &event.authority_hash else { continue };
+        let Some(hash) = &event.authority_hash else {
+            continue;
+        };
         if let Some(seen) = snapshots.iter_mut().find(|s| &s.hash == hash) {
             seen.last_seen_at.clone_from(&event.at);
             seen.observations += 1;
@@ -257,7 +259,8 @@ fn is_fail_closed(flag: Option<bool>, code: Option<&str>) -> bool {
 }
 
 fn decision(event: &AuditEvent) -> Decision {
-    let outcome = if event.outcome == AuditOutcome::Allowed { DecisionOutcome::Allowed } else { DecisionOutcome::Denied };
+    let outcome =
+        if event.outcome == AuditOutcome::Allowed { DecisionOutcome::Allowed } else { DecisionOutcome::Denied };
     let fallback = match outcome {
         DecisionOutcome::Allowed => "allowed",
         DecisionOutcome::Denied => "denied",
@@ -291,7 +294,8 @@ fn audited_operation(event: &AuditEvent) -> Option<Operation> {
         AuditType::MessageSent => OperationKind::Message,
         _ => return None,
     };
-    let marked_envelope = event.metadata.as_ref().and_then(|m| m.get("source")).and_then(Value::as_str) == Some("envelope");
+    let marked_envelope =
+        event.metadata.as_ref().and_then(|m| m.get("source")).and_then(Value::as_str) == Some("envelope");
     let source = event.source.unwrap_or(if marked_envelope { Source::Envelope } else { Source::Kernel });
     Some(Operation {
         at: event.at.clone(),
@@ -315,13 +319,16 @@ fn audited_operation(event: &AuditEvent) -> Option<Operation> {
 fn operations(audit: &[&AuditEvent], result: &ExecutionResult) -> Vec<Operation> {
     let mut operations: Vec<Operation> = audit.iter().filter_map(|e| audited_operation(e)).collect();
     for event in result.events.iter().filter(|e| e.kind == TOOL_COMPLETED) {
-        let Some(call_id) = events::data_str(event, "callId") else { continue };
+        let Some(call_id) = events::data_str(event, "callId") else {
+            continue;
+        };
         let outcome = match events::data_str(event, "status") {
             Some("denied") => OperationOutcome::Denied,
             Some("failed") => OperationOutcome::Failed,
             _ => continue,
         };
-        let known = operations.iter().any(|o| o.kind == OperationKind::Tool && o.operation_id.as_deref() == Some(call_id));
+        let known =
+            operations.iter().any(|o| o.kind == OperationKind::Tool && o.operation_id.as_deref() == Some(call_id));
         if known {
             continue;
         }

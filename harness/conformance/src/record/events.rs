@@ -76,10 +76,7 @@ pub fn visible_tools(events: &[ExecutionEvent]) -> Vec<String> {
 /// The runtime id `turn.started` names in its provenance.
 #[must_use]
 pub fn started_runtime_id(events: &[ExecutionEvent]) -> Option<&str> {
-    first_of(events, TURN_STARTED)
-        .and_then(|e| e.data.get("runtime"))
-        .and_then(|r| r.get("id"))
-        .and_then(Value::as_str)
+    first_of(events, TURN_STARTED).and_then(|e| e.data.get("runtime")).and_then(|r| r.get("id")).and_then(Value::as_str)
 }
 
 /// A string field of an event's payload.

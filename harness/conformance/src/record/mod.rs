@@ -5,8 +5,8 @@
 //! only reads what the envelope returned and what the kernel audited.
 
 pub mod assemble;
-pub mod events;
 pub mod completeness;
+pub mod events;
 pub mod redaction;
 
 pub use assemble::{assemble_record, AssemblyError, AssemblyInput, CostInput, SystemInput};

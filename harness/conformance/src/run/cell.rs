@@ -67,7 +67,12 @@ pub enum CellError {
 ///
 /// # Errors
 /// When the cell cannot be run at all.
-pub fn run_cell(case: &Case, condition: &Condition, script: &Rc<AttackScript>, column_id: &str) -> Result<CellRun, CellError> {
+pub fn run_cell(
+    case: &Case,
+    condition: &Condition,
+    script: &Rc<AttackScript>,
+    column_id: &str,
+) -> Result<CellRun, CellError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -76,7 +81,12 @@ pub fn run_cell(case: &Case, condition: &Condition, script: &Rc<AttackScript>, c
     runtime.block_on(run_cell_async(case, condition, script, column_id))
 }
 
-async fn run_cell_async(case: &Case, condition: &Condition, script: &Rc<AttackScript>, column_id: &str) -> Result<CellRun, CellError> {
+async fn run_cell_async(
+    case: &Case,
+    condition: &Condition,
+    script: &Rc<AttackScript>,
+    column_id: &str,
+) -> Result<CellRun, CellError> {
     let world = World::build(&condition.world)?;
     let description = world.description(&condition.world);
     let identity = Identity {
@@ -90,7 +100,8 @@ async fn run_cell_async(case: &Case, condition: &Condition, script: &Rc<AttackSc
     for turn in &turns {
         records.push(record_of(turn, &audit, case, condition, column_id, &identity, turns.len() > 1)?);
     }
-    let receipts: Vec<AttemptReceipt> = turns.iter().filter_map(|t| t.report.as_ref()).flat_map(|r| r.receipts.clone()).collect();
+    let receipts: Vec<AttemptReceipt> =
+        turns.iter().filter_map(|t| t.report.as_ref()).flat_map(|r| r.receipts.clone()).collect();
     let Some(last) = records.last() else {
         return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
     };
@@ -172,5 +183,10 @@ fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidenc
             prompt_hash: record.system.prompt_hash.clone(),
         });
     }
-    Ok(CellEvidence { case_id: key.case.clone(), condition_id: key.condition.clone(), column_id: key.column.clone(), turns })
+    Ok(CellEvidence {
+        case_id: key.case.clone(),
+        condition_id: key.condition.clone(),
+        column_id: key.column.clone(),
+        turns,
+    })
 }

@@ -31,7 +31,10 @@ pub fn world_hash(description: &Value) -> Result<String, CanonicalError> {
 /// # Errors
 /// As [`spec_hash`].
 pub fn evaluator_hash() -> Result<String, CanonicalError> {
-    tagged_hash("sharedos-conformance/evaluator/v1", &json!({ "judge": "sharedos-conformance", "version": RULES_VERSION }))
+    tagged_hash(
+        "sharedos-conformance/evaluator/v1",
+        &json!({ "judge": "sharedos-conformance", "version": RULES_VERSION }),
+    )
 }
 
 /// The tool policy a turn ran under: enabled namespaces and the tools requested.

@@ -69,9 +69,15 @@ pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
         let declared_attempts = suite.scripts.get(&case.adversary).map_or(0, |s| s.attempts.len());
         for condition in &case.conditions {
             for column in &columns {
-                let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column.id.to_string() };
+                let key =
+                    CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column.id.to_string() };
                 let declared = case.not_implemented.as_ref().map(|reason| {
-                    declared_cell(column.id, CellStatus::NotImplemented, u32::try_from(declared_attempts).unwrap_or(u32::MAX), reason)
+                    declared_cell(
+                        column.id,
+                        CellStatus::NotImplemented,
+                        u32::try_from(declared_attempts).unwrap_or(u32::MAX),
+                        reason,
+                    )
                 });
                 planned.push(PlannedCell { key, declared });
             }
@@ -88,7 +94,10 @@ pub type CellResult = Result<CellRun, CellError>;
 /// # Errors
 /// When the cell cannot be run.
 pub fn run_planned(suite: &Suite, planned: &PlannedCell) -> CellResult {
-    let unknown = || CellError::Record { execution_id: planned.key.trial_name(), detail: "the plan names a case the suite lacks".to_string() };
+    let unknown = || CellError::Record {
+        execution_id: planned.key.trial_name(),
+        detail: "the plan names a case the suite lacks".to_string(),
+    };
     let case = suite.case(&planned.key.case).ok_or_else(unknown)?;
     let condition = case.conditions.iter().find(|c| c.id == planned.key.condition).ok_or_else(unknown)?;
     let script = suite.scripts.get(&case.adversary).ok_or_else(unknown)?;
@@ -100,10 +109,7 @@ pub fn run_planned(suite: &Suite, planned: &PlannedCell) -> CellResult {
 #[must_use]
 pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> Vec<(PlannedCell, Option<CellResult>)> {
     let work = || {
-        planned
-            .par_iter()
-            .map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p))))
-            .collect::<Vec<_>>()
+        planned.par_iter().map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p)))).collect::<Vec<_>>()
     };
     match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
         Ok(pool) => pool.install(work),

@@ -65,7 +65,11 @@ pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, Re
 ///
 /// # Errors
 /// When a cell could not be run or a hash not computed.
-pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<(PlannedCell, Option<CellResult>)>) -> Result<Report, ReportError> {
+pub fn build_report(
+    suite: &Suite,
+    selection: &Selection,
+    results: Vec<(PlannedCell, Option<CellResult>)>,
+) -> Result<Report, ReportError> {
     let mut runs = Vec::new();
     let mut rows: Vec<FamilyRow> = Vec::new();
     for (planned, result) in results {

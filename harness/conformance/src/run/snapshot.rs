@@ -11,14 +11,16 @@ use sharedos_model::record::{Decision, ExecutionRecord, Operation};
 
 /// The snapshot value of one cell.
 #[must_use]
-pub fn cell_snapshot(cell: &Cell, turns: &[ExecutedTurn], records: &[ExecutionRecord], receipts: &[AttemptReceipt], world: &World) -> Value {
+pub fn cell_snapshot(
+    cell: &Cell,
+    turns: &[ExecutedTurn],
+    records: &[ExecutionRecord],
+    receipts: &[AttemptReceipt],
+    world: &World,
+) -> Value {
     let turn_values: Vec<Value> = turns.iter().zip(records).map(|(turn, record)| turn_snapshot(turn, record)).collect();
-    let delivered: Vec<Value> = world
-        .transport
-        .accepted()
-        .iter()
-        .map(|m| json!({ "messageId": m.id, "receiver": m.receiver }))
-        .collect();
+    let delivered: Vec<Value> =
+        world.transport.accepted().iter().map(|m| json!({ "messageId": m.id, "receiver": m.receiver })).collect();
     json!({
         "cell": cell,
         "turns": turn_values,

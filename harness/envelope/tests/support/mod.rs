@@ -17,7 +17,9 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{Escalation, ExecutionRequest, ExecutionResult, RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::instant::Instant;
 use sharedos_model::message::MessageEnvelope;
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolAnnotations, ToolCall, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_model::tool::{
+    ProtocolError, ReadWrite, ToolAnnotations, ToolCall, ToolDefinition, ToolOutcome, ToolResult,
+};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -67,7 +69,11 @@ pub fn tool(name: &str, read_write: ReadWrite, idempotent: bool) -> ToolDefiniti
         input_schema: Map::new(),
         output_schema: None,
         required_capability: Requirement {
-            resource: ResourceRef { namespace: name.split('.').next().unwrap().to_string(), path: vec!["docs".into()], owner: None },
+            resource: ResourceRef {
+                namespace: name.split('.').next().unwrap().to_string(),
+                path: vec!["docs".into()],
+                owner: None,
+            },
             action: if read_write == ReadWrite::Read { "read".into() } else { "write".into() },
         },
         annotations: idempotent.then(|| ToolAnnotations { idempotent: Some(true), ..ToolAnnotations::default() }),
@@ -127,7 +133,13 @@ pub fn request(tools: Vec<ToolDefinition>) -> ExecutionRequest {
 }
 
 pub fn call(id: &str, tool: &str) -> ToolCall {
-    ToolCall { id: id.into(), tool: tool.into(), arguments: Map::new(), trace_id: TRACE.into(), requested_at: "2026-01-01T00:00:00.000Z".into() }
+    ToolCall {
+        id: id.into(),
+        tool: tool.into(),
+        arguments: Map::new(),
+        trace_id: TRACE.into(),
+        requested_at: "2026-01-01T00:00:00.000Z".into(),
+    }
 }
 
 /// How a scripted tool answers.
@@ -156,7 +168,14 @@ pub struct Handler {
 
 impl Handler {
     pub fn answer(answer: Answer) -> Handler {
-        Handler { delay_ms: 0, honours_abort: true, answer, decision_outage: None, reject_with_abort_reason: false, outage_on_abort: false }
+        Handler {
+            delay_ms: 0,
+            honours_abort: true,
+            answer,
+            decision_outage: None,
+            reject_with_abort_reason: false,
+            outage_on_abort: false,
+        }
     }
 
     pub fn slow(delay_ms: u64, answer: Answer) -> Handler {
@@ -244,7 +263,15 @@ impl FakeKernel {
         self.delays.borrow_mut().insert(op, ms);
     }
 
-    fn write(&self, kind: &'static str, outcome: &str, reason: Option<&str>, source: &'static str, tool: Option<&str>, cause: Option<&str>) {
+    fn write(
+        &self,
+        kind: &'static str,
+        outcome: &str,
+        reason: Option<&str>,
+        source: &'static str,
+        tool: Option<&str>,
+        cause: Option<&str>,
+    ) {
         self.audit.borrow_mut().push(Audit {
             kind,
             outcome: outcome.into(),
@@ -276,12 +303,20 @@ impl FakeKernel {
         }
     }
 
-    async fn invoke(&self, context: &AccessContext, call: &ToolCall, signal: &AbortSignal) -> Result<ToolResult, KernelError> {
+    async fn invoke(
+        &self,
+        context: &AccessContext,
+        call: &ToolCall,
+        signal: &AbortSignal,
+    ) -> Result<ToolResult, KernelError> {
         self.ops.borrow_mut().push(format!("invoke:{}", call.tool));
         self.invoke_contexts.borrow_mut().push(context.clone());
         let handler = self.handlers.borrow().get(&call.tool).cloned().unwrap_or(Handler::answer(Answer::Succeed));
         if let Some(effect) = handler.decision_outage {
-            return Err(KernelError::AuditUnavailable(AuditUnavailable { effect, cause: "sink refused the write".into() }));
+            return Err(KernelError::AuditUnavailable(AuditUnavailable {
+                effect,
+                cause: "sink refused the write".into(),
+            }));
         }
         if let Answer::Deny(code) = handler.answer {
             self.write("tool.invoked", "denied", Some(code), "kernel", Some(&call.tool), None);
@@ -327,11 +362,21 @@ impl FakeKernel {
 }
 
 fn result(call: &ToolCall, outcome: ToolOutcome) -> ToolResult {
-    ToolResult { call_id: call.id.clone(), tool: call.tool.clone(), completed_at: "2026-01-01T00:00:00.000Z".into(), metadata: None, outcome }
+    ToolResult {
+        call_id: call.id.clone(),
+        tool: call.tool.clone(),
+        completed_at: "2026-01-01T00:00:00.000Z".into(),
+        metadata: None,
+        outcome,
+    }
 }
 
 impl TurnKernel for FakeKernel {
-    fn open_turn_authority<'a>(&'a self, _context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>> {
+    fn open_turn_authority<'a>(
+        &'a self,
+        _context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Rc<dyn TurnScope>, KernelError>> {
         Box::pin(async move {
             self.opening(Op::Open, "open").await?;
             self.write("authority.resolved", "succeeded", None, "kernel", None, None);
@@ -339,7 +384,12 @@ impl TurnKernel for FakeKernel {
         })
     }
 
-    fn admit_turn<'a>(&'a self, _context: &'a AccessContext, _agent: &'a Address, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Decision, KernelError>> {
+    fn admit_turn<'a>(
+        &'a self,
+        _context: &'a AccessContext,
+        _agent: &'a Address,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Decision, KernelError>> {
         Box::pin(async move {
             self.opening(Op::Admit, "admit").await?;
             Ok(match *self.refuse_admission.borrow() {
@@ -349,29 +399,54 @@ impl TurnKernel for FakeKernel {
         })
     }
 
-    fn reach<'a>(&'a self, _context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Reach, KernelError>> {
+    fn reach<'a>(
+        &'a self,
+        _context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Reach, KernelError>> {
         Box::pin(async move {
             self.opening(Op::Reach, "reach").await?;
             Ok(self.reach.borrow().clone().unwrap_or(Reach::Computed { reach: vec![] }))
         })
     }
 
-    fn list_tools<'a>(&'a self, _context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
+    fn list_tools<'a>(
+        &'a self,
+        _context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
         Box::pin(async move {
             self.opening(Op::List, "list").await?;
             Ok(self.catalogue.borrow().clone())
         })
     }
 
-    fn invoke_tool<'a>(&'a self, context: &'a AccessContext, call: &'a ToolCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>> {
+    fn invoke_tool<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ToolCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, KernelError>> {
         Box::pin(self.invoke(context, call, signal))
     }
 
-    fn record_escalation<'a>(&'a self, context: &'a AccessContext, reason: &'a str, _execution_id: &'a str, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Escalation, KernelError>> {
+    fn record_escalation<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        reason: &'a str,
+        _execution_id: &'a str,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Escalation, KernelError>> {
         Box::pin(async move {
             self.opening(Op::Escalate, "escalate").await?;
             self.write("escalation.requested", "escalated", Some("escalation_requested"), "kernel", None, None);
-            Ok(Escalation { reason: reason.into(), reviewer: context.owner.clone(), requested_at: context.now.clone(), requested_authority: None, status: "pending".into() })
+            Ok(Escalation {
+                reason: reason.into(),
+                reviewer: context.owner.clone(),
+                requested_at: context.now.clone(),
+                requested_authority: None,
+                status: "pending".into(),
+            })
         })
     }
 
@@ -388,16 +463,29 @@ impl TurnKernel for FakeKernel {
         })
     }
 
-    fn record_refused_call<'a>(&'a self, _context: &'a AccessContext, refused: &'a RefusedCall) -> LocalBoxFuture<'a, ()> {
+    fn record_refused_call<'a>(
+        &'a self,
+        _context: &'a AccessContext,
+        refused: &'a RefusedCall,
+    ) -> LocalBoxFuture<'a, ()> {
         Box::pin(async move {
             self.ops.borrow_mut().push("refused".into());
-            self.write("tool.invoked", "denied", Some(&refused.reason_code), "envelope", Some(&refused.tool), refused.cause.as_deref());
+            self.write(
+                "tool.invoked",
+                "denied",
+                Some(&refused.reason_code),
+                "envelope",
+                Some(&refused.tool),
+                refused.cause.as_deref(),
+            );
             self.refused.borrow_mut().push(refused.clone());
         })
     }
 }
 
-pub type Script = Rc<dyn Fn(Rc<RuntimeTurnRequest>, RuntimeHost, AbortSignal) -> LocalBoxFuture<'static, Result<Value, RuntimeFailure>>>;
+pub type Script = Rc<
+    dyn Fn(Rc<RuntimeTurnRequest>, RuntimeHost, AbortSignal) -> LocalBoxFuture<'static, Result<Value, RuntimeFailure>>,
+>;
 
 /// A plugin whose turn is a closure.
 pub struct ScriptedPlugin {
@@ -431,7 +519,12 @@ impl RuntimePlugin for ScriptedPlugin {
         self.manifest.clone()
     }
 
-    fn run<'a>(&'a self, request: Rc<RuntimeTurnRequest>, host: RuntimeHost, signal: AbortSignal) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
+    fn run<'a>(
+        &'a self,
+        request: Rc<RuntimeTurnRequest>,
+        host: RuntimeHost,
+        signal: AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
         self.runs.set(self.runs.get() + 1);
         self.seen.borrow_mut().push(request.clone());
         self.hosts.borrow_mut().push(host.clone());

@@ -46,11 +46,7 @@ pub fn path(arguments: &Map<String, Value>, key: &str, min_len: usize) -> Result
 /// # Errors
 /// When absent or not a string.
 pub fn string(arguments: &Map<String, Value>, key: &str) -> Result<String, String> {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("`{key}` must be a string"))
+    arguments.get(key).and_then(Value::as_str).map(str::to_string).ok_or_else(|| format!("`{key}` must be a string"))
 }
 
 /// A required non-empty string under `key`.

@@ -88,10 +88,17 @@ impl ToolHandler for NotionSearch {
 
     fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
         let action = self.definition.required_capability.action.clone();
-        Some(args::path(&call.arguments, "path", 0).map(|path| owned_requirement(NOTION, path, &action, &context.owner)))
+        Some(
+            args::path(&call.arguments, "path", 0).map(|path| owned_requirement(NOTION, path, &action, &context.owner)),
+        )
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         Box::pin(async move {
             if signal.is_aborted() {
                 return Err(HandlerError::Aborted);
@@ -166,7 +173,11 @@ impl ContextToolProvider for NotionBroker {
         BROKER_ID
     }
 
-    fn list_tools<'a>(&'a self, context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
+    fn list_tools<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
         Box::pin(async move {
             let handler = NotionSearch {
                 definition: notion_search_definition(self.declared_action()),

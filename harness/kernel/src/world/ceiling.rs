@@ -74,7 +74,13 @@ impl FrozenCeiling {
 }
 
 impl HostCeiling for FrozenCeiling {
-    fn narrow(&self, allowed: &Decision, requirement: &Requirement, _context: &AccessContext, _policy: Option<&Value>) -> CeilingVerdict {
+    fn narrow(
+        &self,
+        allowed: &Decision,
+        requirement: &Requirement,
+        _context: &AccessContext,
+        _policy: Option<&Value>,
+    ) -> CeilingVerdict {
         self.consulted.borrow_mut().push(requirement.clone());
         match frozen_rule(requirement) {
             Some(rule) => CeilingVerdict::Deny(Some(rule.metadata())),

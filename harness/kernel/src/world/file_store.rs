@@ -86,9 +86,12 @@ impl FileAction {
     #[must_use]
     pub fn effect(self) -> FileEffect {
         match self {
-            FileAction::List | FileAction::Stat | FileAction::Read | FileAction::Search | FileAction::Grep | FileAction::SnapshotList => {
-                FileEffect::Read
-            }
+            FileAction::List
+            | FileAction::Stat
+            | FileAction::Read
+            | FileAction::Search
+            | FileAction::Grep
+            | FileAction::SnapshotList => FileEffect::Read,
             FileAction::SnapshotRestore => FileEffect::Recovery,
             _ => FileEffect::Write,
         }
@@ -439,7 +442,12 @@ fn create(state: &mut State, path: &[String], args: &Map<String, Value>) -> Resu
     Ok(json!({"path": path_value(path), "version": 1}))
 }
 
-fn write(state: &mut State, action: FileAction, path: &[String], args: &Map<String, Value>) -> Result<Value, FileFailure> {
+fn write(
+    state: &mut State,
+    action: FileAction,
+    path: &[String],
+    args: &Map<String, Value>,
+) -> Result<Value, FileFailure> {
     let entry = state.files.get_mut(path).ok_or_else(|| FileFailure::absent(path))?;
     check_version(entry, args)?;
     let content = args.get("content").and_then(Value::as_str).unwrap_or_default();

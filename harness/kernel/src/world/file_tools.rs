@@ -56,9 +56,12 @@ fn description(action: FileAction) -> &'static str {
 
 fn read_write(action: FileAction) -> ReadWrite {
     match action {
-        FileAction::List | FileAction::Stat | FileAction::Read | FileAction::Search | FileAction::Grep | FileAction::SnapshotList => {
-            ReadWrite::Read
-        }
+        FileAction::List
+        | FileAction::Stat
+        | FileAction::Read
+        | FileAction::Search
+        | FileAction::Grep
+        | FileAction::SnapshotList => ReadWrite::Read,
         _ => ReadWrite::Write,
     }
 }
@@ -80,8 +83,12 @@ fn input_schema(action: FileAction) -> Map<String, Value> {
     let count = json!({"type": "integer", "minimum": 0, "maximum": MAX_COUNT});
     let object = json!({"type": "object"});
     match action {
-        FileAction::List | FileAction::Stat | FileAction::Read => object_schema(json!({"path": path}), &["path"], false),
-        FileAction::Search => object_schema(json!({"path": path, "query": text, "limit": count}), &["path", "query"], false),
+        FileAction::List | FileAction::Stat | FileAction::Read => {
+            object_schema(json!({"path": path}), &["path"], false)
+        }
+        FileAction::Search => {
+            object_schema(json!({"path": path, "query": text, "limit": count}), &["path", "query"], false)
+        }
         FileAction::Grep => object_schema(
             json!({
                 "path": path, "pattern": {"type": "string", "minLength": 1},
@@ -92,8 +99,14 @@ fn input_schema(action: FileAction) -> Map<String, Value> {
             &["path", "pattern"],
             false,
         ),
-        FileAction::Create => object_schema(json!({"path": path, "content": text, "metadata": object}), &["path", "content"], false),
-        FileAction::Replace => object_schema(json!({"path": path, "content": text, "expectedVersion": version}), &["path", "content"], false),
+        FileAction::Create => {
+            object_schema(json!({"path": path, "content": text, "metadata": object}), &["path", "content"], false)
+        }
+        FileAction::Replace => object_schema(
+            json!({"path": path, "content": text, "expectedVersion": version}),
+            &["path", "content"],
+            false,
+        ),
         FileAction::Append => object_schema(
             json!({"path": path, "content": text, "expectedVersion": version, "metadata": object}),
             &["path", "content"],
@@ -209,7 +222,12 @@ pub fn parsed_path(call: &ParsedCall) -> Result<Vec<String>, String> {
 
 /// `namespace / path / action` owned by `owner`.
 #[must_use]
-pub fn owned_requirement(namespace: &str, path: Vec<String>, action: &str, owner: &sharedos_model::address::Address) -> Requirement {
+pub fn owned_requirement(
+    namespace: &str,
+    path: Vec<String>,
+    action: &str,
+    owner: &sharedos_model::address::Address,
+) -> Requirement {
     Requirement {
         resource: ResourceRef { namespace: namespace.to_string(), path, owner: Some(owner.clone()) },
         action: action.to_string(),
@@ -217,7 +235,12 @@ pub fn owned_requirement(namespace: &str, path: Vec<String>, action: &str, owner
 }
 
 /// Runs `action` on the store and answers as a tool result at the context's instant.
-pub(crate) fn run_on_store(store: &FileStore, action: &str, context: &AccessContext, call: &ParsedCall) -> Result<ToolResult, HandlerError> {
+pub(crate) fn run_on_store(
+    store: &FileStore,
+    action: &str,
+    context: &AccessContext,
+    call: &ParsedCall,
+) -> Result<ToolResult, HandlerError> {
     let path = parsed_path(call).map_err(HandlerError::Failed)?;
     Ok(match store.execute(action, &path, &call.arguments) {
         Ok(output) => results::succeeded(call, output, &context.now),
@@ -259,7 +282,12 @@ impl ToolHandler for FileTool {
         Some(parsed_path(call).map(|path| owned_requirement(FILES, path, self.action.as_str(), &context.owner)))
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         Box::pin(async move {
             if signal.is_aborted() {
                 return Err(HandlerError::Aborted);

@@ -50,7 +50,8 @@ pub enum Fixture {
 
 impl Fixture {
     /// Registration order.
-    pub const ALL: [Fixture; 5] = [Fixture::Carrier, Fixture::Crossing, Fixture::Escaping, Fixture::Mismatched, Fixture::Sealed];
+    pub const ALL: [Fixture; 5] =
+        [Fixture::Carrier, Fixture::Crossing, Fixture::Escaping, Fixture::Mismatched, Fixture::Sealed];
 
     /// The tool name.
     #[must_use]
@@ -129,7 +130,8 @@ impl Fixture {
                 let mut out = Map::new();
                 out.insert("path".into(), args::path_value(&args::path(input, "path", 0)?));
                 if let Some(owner) = input.get("owner") {
-                    serde_json::from_value::<Address>(owner.clone()).map_err(|e| format!("`owner` must be an address ({e})"))?;
+                    serde_json::from_value::<Address>(owner.clone())
+                        .map_err(|e| format!("`owner` must be an address ({e})"))?;
                     out.insert("owner".into(), owner.clone());
                 }
                 Ok(out)
@@ -204,7 +206,12 @@ impl ToolHandler for FixtureTool {
         Some(self.fixture.requirement(context, call))
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         Box::pin(async move {
             if signal.is_aborted() {
                 return Err(HandlerError::Aborted);

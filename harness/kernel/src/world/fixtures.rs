@@ -148,7 +148,11 @@ impl WorldFixtures {
             ids.iter()
                 .map(|id| {
                     let (grant_id, at) = (id.clone(), at.to_string());
-                    if revoke { GrantEdit::Revoke { grant_id, at } } else { GrantEdit::Expire { grant_id, at } }
+                    if revoke {
+                        GrantEdit::Revoke { grant_id, at }
+                    } else {
+                        GrantEdit::Expire { grant_id, at }
+                    }
                 })
                 .collect()
         };

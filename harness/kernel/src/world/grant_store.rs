@@ -38,7 +38,9 @@ impl GrantEdit {
     pub fn apply(&self, grant: &mut Grant) -> bool {
         match self {
             GrantEdit::Revoke { grant_id, at } if *grant_id == grant.id => grant.revoked_at = Some(at.clone()),
-            GrantEdit::Expire { grant_id, at } if *grant_id == grant.id => grant.constraints.expires_at = Some(at.clone()),
+            GrantEdit::Expire { grant_id, at } if *grant_id == grant.id => {
+                grant.constraints.expires_at = Some(at.clone())
+            }
             _ => return false,
         }
         true
@@ -132,7 +134,11 @@ impl WorldGrantSource {
         self.grants
             .borrow()
             .iter()
-            .filter(|g| g.namespace_id == context.namespace_id && address_key(&g.subject) == actor && address_key(&g.issuer) == authority)
+            .filter(|g| {
+                g.namespace_id == context.namespace_id
+                    && address_key(&g.subject) == actor
+                    && address_key(&g.issuer) == authority
+            })
             .cloned()
             .collect()
     }
@@ -159,7 +165,11 @@ impl WorldGrantSource {
 }
 
 impl GrantSource for WorldGrantSource {
-    fn load<'a>(&'a self, context: &'a AccessContext, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>> {
+    fn load<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>> {
         Box::pin(async move { self.load_now(context) })
     }
 }

@@ -2,9 +2,7 @@
 //! roots (owner → orchestrator) served only by the chain resolver, and
 //! working grants (orchestrator → agent) served by the grant source.
 
-use super::constants::{
-    self, EXECUTION, FILES, ISSUED_AT, MESSAGING, NAMESPACE_ID, NOTION, PURPOSE, SHAREDOS,
-};
+use super::constants::{self, EXECUTION, FILES, ISSUED_AT, MESSAGING, NAMESPACE_ID, NOTION, PURPOSE, SHAREDOS};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, Constraints, Grant, ResourceRef, Scope};
 
@@ -111,7 +109,14 @@ pub fn owned_capability(namespace: &str, path: &[&str], actions: &[&str]) -> Cap
 
 /// A world grant: conformance namespace, conformance purpose, issued at `ISSUED_AT`.
 #[must_use]
-pub fn world_grant(id: &str, issuer: &Address, subject: &Address, capability: Capability, depth: u64, parent: Option<&str>) -> Grant {
+pub fn world_grant(
+    id: &str,
+    issuer: &Address,
+    subject: &Address,
+    capability: Capability,
+    depth: u64,
+    parent: Option<&str>,
+) -> Grant {
     Grant {
         id: id.to_string(),
         namespace_id: NAMESPACE_ID.to_string(),
@@ -160,7 +165,10 @@ fn root_capabilities(options: &GrantOptions) -> Vec<(&'static str, Capability)> 
         roots.push((ROOT_BROKER_SEARCH, owned_capability(NOTION, &constants::HANDBOOK, &[constants::SEARCH_ACTION])));
     }
     if options.ledger_accounts {
-        roots.push((ROOT_LEDGER_ACCOUNTS, owned_capability(constants::LEDGER, &["accounts"], &["transfer", "configure", "read"])));
+        roots.push((
+            ROOT_LEDGER_ACCOUNTS,
+            owned_capability(constants::LEDGER, &["accounts"], &["transfer", "configure", "read"]),
+        ));
     }
     roots
 }
@@ -168,7 +176,10 @@ fn root_capabilities(options: &GrantOptions) -> Vec<(&'static str, Capability)> 
 /// `(id, parent, capability, max uses)` of every working grant, in store order.
 /// A working grant carries its root's capability, except the over-broad one,
 /// which claims workspace mutations under the read-only workspace root.
-fn working_grants(options: &GrantOptions, roots: &[(&'static str, Capability)]) -> Vec<(&'static str, &'static str, Capability, Option<u64>)> {
+fn working_grants(
+    options: &GrantOptions,
+    roots: &[(&'static str, Capability)],
+) -> Vec<(&'static str, &'static str, Capability, Option<u64>)> {
     let reads: &[&str] = &constants::READ_ACTIONS;
     let widened = owned_capability(FILES, &constants::WORKSPACE, &actions(&[reads, &constants::MUTATION_ACTIONS]));
     let mut specs: Vec<(&'static str, &'static str, Option<Capability>, Option<u64>)> = vec![

@@ -92,7 +92,12 @@ impl Ledger {
     /// # Errors
     /// When the account does not exist.
     pub fn balance(&self, account: &str) -> Result<i64, LedgerError> {
-        self.state.borrow().balances.get(account).copied().ok_or_else(|| LedgerError::UnknownAccount(account.to_string()))
+        self.state
+            .borrow()
+            .balances
+            .get(account)
+            .copied()
+            .ok_or_else(|| LedgerError::UnknownAccount(account.to_string()))
     }
 
     /// Every limit set, by account.
@@ -113,13 +118,19 @@ impl Ledger {
     /// When the account does not exist.
     pub fn post(&self, call_id: &str, movement: Movement, account: &str, amount: i64) -> Result<i64, LedgerError> {
         let mut state = self.state.borrow_mut();
-        let balance = state.balances.get_mut(account).ok_or_else(|| LedgerError::UnknownAccount(account.to_string()))?;
+        let balance =
+            state.balances.get_mut(account).ok_or_else(|| LedgerError::UnknownAccount(account.to_string()))?;
         match movement {
             Movement::Debit => *balance -= amount,
             Movement::Credit => *balance += amount,
         }
         let now = *balance;
-        state.journal.push(JournalLine { call_id: call_id.to_string(), movement, account: account.to_string(), amount });
+        state.journal.push(JournalLine {
+            call_id: call_id.to_string(),
+            movement,
+            account: account.to_string(),
+            amount,
+        });
         Ok(now)
     }
 

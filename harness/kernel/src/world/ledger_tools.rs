@@ -77,13 +77,21 @@ impl LedgerTool {
                 "Move an amount from one account to another.",
                 ReadWrite::Write,
                 None,
-                object_schema(json!({"from": account, "to": account, "amount": {"type": "integer", "minimum": 1}}), &["from", "to", "amount"], false),
+                object_schema(
+                    json!({"from": account, "to": account, "amount": {"type": "integer", "minimum": 1}}),
+                    &["from", "to", "amount"],
+                    false,
+                ),
             ),
             LedgerTool::SetLimit => (
                 "Set an account's spending limit; repeating it changes nothing.",
                 ReadWrite::Write,
                 Some(ToolAnnotations { idempotent: Some(true), ..ToolAnnotations::default() }),
-                object_schema(json!({"account": account, "limit": {"type": "integer", "minimum": 0}}), &["account", "limit"], false),
+                object_schema(
+                    json!({"account": account, "limit": {"type": "integer", "minimum": 0}}),
+                    &["account", "limit"],
+                    false,
+                ),
             ),
             LedgerTool::Balance => (
                 "Read an account's balance.",
@@ -204,7 +212,12 @@ impl LedgerHandler {
         LedgerHandler { tool, definition: tool.definition(), ledger, timings }
     }
 
-    async fn run(&self, context: &AccessContext, call: &ParsedCall, signal: &AbortSignal) -> Result<ToolResult, HandlerError> {
+    async fn run(
+        &self,
+        context: &AccessContext,
+        call: &ParsedCall,
+        signal: &AbortSignal,
+    ) -> Result<ToolResult, HandlerError> {
         let answer = |outcome: Result<Value, LedgerError>, ms: u64| match outcome {
             Ok(output) => results::succeeded(call, output, &finished_at(context, ms)),
             Err(e) => results::failed(call, e.code(), &e.to_string(), &finished_at(context, ms)),
@@ -220,7 +233,10 @@ impl LedgerHandler {
                 }
                 work(self.timings.transfer_ms, signal).await?;
                 let credited = self.ledger.post(&call.id, Movement::Credit, &to, amount);
-                Ok(answer(credited.map(|_| json!({"from": from, "to": to, "amount": amount})), self.timings.transfer_ms))
+                Ok(answer(
+                    credited.map(|_| json!({"from": from, "to": to, "amount": amount})),
+                    self.timings.transfer_ms,
+                ))
             }
             LedgerTool::SetLimit => {
                 work(self.timings.set_limit_ms, signal).await?;
@@ -252,7 +268,12 @@ impl ToolHandler for LedgerHandler {
         Some(Ok(owned_requirement(LEDGER, vec![ACCOUNTS.to_string(), account], self.tool.action(), &context.owner)))
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         Box::pin(async move {
             if signal.is_aborted() {
                 return Err(HandlerError::Aborted);

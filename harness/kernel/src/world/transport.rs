@@ -58,7 +58,11 @@ impl RecordingTransport {
     /// A transport answering in `mode`.
     #[must_use]
     pub fn new(mode: TransportMode) -> RecordingTransport {
-        RecordingTransport { mode: RefCell::new(mode), close_lease_after: Cell::new(None), dispatches: RefCell::new(Vec::new()) }
+        RecordingTransport {
+            mode: RefCell::new(mode),
+            close_lease_after: Cell::new(None),
+            dispatches: RefCell::new(Vec::new()),
+        }
     }
 
     /// Changes how later dispatches are answered.
@@ -103,7 +107,9 @@ impl RecordingTransport {
         }
         match self.mode.borrow().clone() {
             TransportMode::Accepting => Some(MessageDeliveryResult::Accepted { message_id, timestamp, metadata: None }),
-            TransportMode::Delivering => Some(MessageDeliveryResult::Delivered { message_id, timestamp, metadata: None }),
+            TransportMode::Delivering => {
+                Some(MessageDeliveryResult::Delivered { message_id, timestamp, metadata: None })
+            }
             TransportMode::Rejecting(code) => {
                 let error = ProtocolError::new(code, "the transport refused the message");
                 Some(MessageDeliveryResult::Denied { message_id, timestamp, error, metadata: None })
@@ -122,7 +128,12 @@ fn receipt_accepted(receipt: &Value) -> bool {
 }
 
 impl MessageTransport for RecordingTransport {
-    fn deliver<'a>(&'a self, context: &'a AccessContext, envelope: &'a MessageEnvelope, _signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>> {
+    fn deliver<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        envelope: &'a MessageEnvelope,
+        _signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>> {
         Box::pin(async move {
             let receipt = match self.receipt(envelope, &context.now) {
                 Some(receipt) => Some(serde_json::to_value(receipt).map_err(|e| e.to_string())?),

@@ -72,7 +72,13 @@ pub fn read_grant() -> Grant {
 }
 
 pub fn call(id: &str, tool: &str, arguments: Value) -> ToolCall {
-    ToolCall { id: id.into(), tool: tool.into(), arguments: obj(arguments), trace_id: "trace-1".into(), requested_at: NOW.into() }
+    ToolCall {
+        id: id.into(),
+        tool: tool.into(),
+        arguments: obj(arguments),
+        trace_id: "trace-1".into(),
+        requested_at: NOW.into(),
+    }
 }
 
 pub fn obj(value: Value) -> Map<String, Value> {
@@ -240,7 +246,12 @@ impl ToolHandler for TestTool {
         }))
     }
 
-    fn invoke<'a>(&'a self, context: &'a AccessContext, call: &'a ParsedCall, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
+    fn invoke<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        call: &'a ParsedCall,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<ToolResult, HandlerError>> {
         self.invoked.borrow_mut().push(call.clone());
         let behaviour = self.behaviour.borrow().clone();
         Box::pin(async move {
@@ -259,9 +270,10 @@ impl ToolHandler for TestTool {
                     signal.aborted().await;
                     Err(HandlerError::Aborted)
                 }
-                Behaviour::AuditOutage => {
-                    Err(HandlerError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause: SECRET.into() }))
-                }
+                Behaviour::AuditOutage => Err(HandlerError::AuditUnavailable(AuditUnavailable {
+                    effect: AuditEffect::None,
+                    cause: SECRET.into(),
+                })),
             }
         })
     }
@@ -285,7 +297,11 @@ impl ContextToolProvider for Provider {
     fn id(&self) -> &str {
         &self.id
     }
-    fn list_tools<'a>(&'a self, _c: &'a AccessContext, _s: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
+    fn list_tools<'a>(
+        &'a self,
+        _c: &'a AccessContext,
+        _s: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
         self.lists.set(self.lists.get() + 1);
         let tools = self.tools.borrow().clone();
         Box::pin(async move { tools })
@@ -318,7 +334,12 @@ impl Transport {
 }
 
 impl MessageTransport for Transport {
-    fn deliver<'a>(&'a self, context: &'a AccessContext, envelope: &'a MessageEnvelope, signal: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>> {
+    fn deliver<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        envelope: &'a MessageEnvelope,
+        signal: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>> {
         self.delivered.borrow_mut().push(envelope.clone());
         let now = context.now.clone();
         let result = match &*self.receipt.borrow() {
@@ -357,7 +378,13 @@ impl Router {
 }
 
 impl MessageRequestRouter for Router {
-    fn resolve_reply<'a>(&'a self, _c: &'a AccessContext, request: &'a MessageEnvelope, _d: &'a Value, _s: &'a AbortSignal) -> LocalBoxFuture<'a, Result<Value, String>> {
+    fn resolve_reply<'a>(
+        &'a self,
+        _c: &'a AccessContext,
+        request: &'a MessageEnvelope,
+        _d: &'a Value,
+        _s: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, String>> {
         let mut reply = json!({
             "version": request.version, "id": format!("reply-{}", request.id),
             "sender": request.receiver, "receiver": request.sender, "purpose": request.purpose,
