@@ -82,7 +82,7 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
                 seed: None,
                 metadata: None,
             },
-            audit: world.audit.events(),
+            audit: world.fixtures.audit.events(),
             turn,
             policy,
         }

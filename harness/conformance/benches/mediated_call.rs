@@ -88,7 +88,7 @@ async fn timed_turn(
     let options = world_options();
     let world = World::build(&options).expect("the default world builds");
     let id = format!("bench.mediated.{turn}");
-    let clock = world.clock.clone();
+    let clock = world.fixtures.clock.clone();
     let executor_options = ExecutorOptions {
         clock: Rc::new(move || clock.now()),
         create_id: Rc::new(SequentialIds::new(&format!("{id}.event"))),

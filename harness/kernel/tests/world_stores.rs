@@ -4,6 +4,8 @@
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
+use sharedos_authz::memory::InMemoryResolver;
+use sharedos_authz::memory::{FailingUsage, InMemoryUsage};
 use sharedos_authz::ports::{CeilingVerdict, DelegationResolver, HostCeiling, UsageStore};
 use sharedos_kernel::ports::{AuditSink, GrantSource};
 use sharedos_kernel::signal::AbortSignal;
@@ -11,9 +13,8 @@ use sharedos_kernel::world::audit_log::{AuditFailure, AuditFault, AuditTrigger, 
 use sharedos_kernel::world::ceiling::FrozenCeiling;
 use sharedos_kernel::world::clock::WorldClock;
 use sharedos_kernel::world::constants::{self, conformance_instant, context, owner, NAMESPACE_ID, NOW, TRACE_ID};
-use sharedos_kernel::world::grant_store::{ChainResolver, WorldGrantSource};
+use sharedos_kernel::world::grant_store::WorldGrantSource;
 use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_READ, ROOT_FILES};
-use sharedos_kernel::world::usage::{MemoryUsage, UnreachableUsage};
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
 use sharedos_model::capability::{Decision, Grant, Requirement, ResourceRef};
@@ -105,7 +106,7 @@ fn a_store_failing_after_n_loads_serves_n_then_throws() {
 #[test]
 fn a_trusted_edit_lands_right_after_the_armed_load_once() {
     let source = source();
-    let resolver = Rc::new(ChainResolver::new(&grant_set(&GrantOptions::default()).all()));
+    let resolver = Rc::new(InMemoryResolver::new(grant_set(&GrantOptions::default()).all()));
     let chain = Rc::clone(&resolver);
     source.after_loads(1, move |s| {
         s.revoke(GRANT_READ, NOW);
@@ -144,7 +145,7 @@ fn the_source_can_serve_malformed_material() {
 
 #[test]
 fn the_resolver_serves_every_grant_roots_included_and_can_fail() {
-    let resolver = ChainResolver::new(&grant_set(&GrantOptions::default()).all());
+    let resolver = InMemoryResolver::new(grant_set(&GrantOptions::default()).all());
     let root = resolver.resolve(NAMESPACE_ID, ROOT_FILES).unwrap().unwrap();
     assert_eq!(root.id, ROOT_FILES);
     assert!(resolver.resolve("world-other", ROOT_FILES).unwrap().is_none(), "keyed by world and id");
@@ -161,7 +162,7 @@ fn the_resolver_serves_every_grant_roots_included_and_can_fail() {
 
 #[test]
 fn the_memory_counter_spends_up_to_the_bound() {
-    let usage = MemoryUsage::new();
+    let usage = InMemoryUsage::new();
     assert_eq!(usage.get_usage(NAMESPACE_ID, "grant-ledger").unwrap(), 0);
     assert!(usage.try_consume(NAMESPACE_ID, "grant-ledger", 1).unwrap());
     assert!(!usage.try_consume(NAMESPACE_ID, "grant-ledger", 1).unwrap());
@@ -171,10 +172,10 @@ fn the_memory_counter_spends_up_to_the_bound() {
 
 #[test]
 fn r67_the_unreachable_counter_throws_on_reads_and_spends() {
-    let usage = UnreachableUsage::new();
+    let usage = FailingUsage::new();
     assert!(usage.get_usage(NAMESPACE_ID, "grant-ledger").is_err());
     assert!(usage.try_consume(NAMESPACE_ID, "grant-ledger", 1).is_err());
-    assert_eq!(usage.attempts(), 2);
+    assert_eq!(usage.calls(), 2);
 }
 
 #[test]

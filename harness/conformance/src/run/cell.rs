@@ -95,7 +95,7 @@ async fn run_cell_async(
         evaluator: evaluator_hash()?,
     };
     let turns = run_adversary_turns(&world, &condition.world, script, (&case.id, &condition.id, column_id)).await?;
-    let audit = world.audit.events();
+    let audit = world.fixtures.audit.events();
     let mut records = Vec::new();
     for turn in &turns {
         records.push(record_of(turn, &audit, case, condition, column_id, &identity, turns.len() > 1)?);

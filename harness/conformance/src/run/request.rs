@@ -30,7 +30,7 @@ pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, t
         version: PROTOCOL_VERSION.to_string(),
         execution_id: execution_id.to_string(),
         agent: agent.clone(),
-        context: context(&world.clock.now(), &trace_id),
+        context: context(&world.fixtures.clock.now(), &trace_id),
         message: MessageEnvelope {
             version: PROTOCOL_VERSION.to_string(),
             id: format!("{execution_id}-message"),

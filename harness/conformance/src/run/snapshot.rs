@@ -19,8 +19,13 @@ pub fn cell_snapshot(
     world: &World,
 ) -> Value {
     let turn_values: Vec<Value> = turns.iter().zip(records).map(|(turn, record)| turn_snapshot(turn, record)).collect();
-    let delivered: Vec<Value> =
-        world.transport.accepted().iter().map(|m| json!({ "messageId": m.id, "receiver": m.receiver })).collect();
+    let delivered: Vec<Value> = world
+        .fixtures
+        .transport
+        .accepted()
+        .iter()
+        .map(|m| json!({ "messageId": m.id, "receiver": m.receiver }))
+        .collect();
     json!({
         "cell": cell,
         "turns": turn_values,

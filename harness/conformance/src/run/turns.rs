@@ -65,7 +65,7 @@ pub async fn run_adversary_turns(
     let mut turns = Vec::new();
     for turn in 1..=turn_count(script) {
         let id = execution_id(case, condition, column, turn);
-        let clock = world.clock.clone();
+        let clock = world.fixtures.clock.clone();
         let executor_options = ExecutorOptions {
             clock: Rc::new(move || clock.now()),
             create_id: Rc::new(SequentialIds::new(&format!("{id}.event"))),

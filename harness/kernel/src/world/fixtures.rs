@@ -10,11 +10,11 @@ use super::constants::{instant_after, NOW};
 use super::file_store::FileStore;
 use super::file_tools::file_tools;
 use super::fixture_tools::fixture_tools;
-use super::grant_store::{ChainResolver, GrantEdit, WorldGrantSource};
+use super::grant_store::{GrantEdit, WorldGrantSource};
 use super::grants::{grant_set, GrantOptions, GrantSet};
 use super::transport::{RecordingTransport, ReplyRouter};
-use super::usage::{MemoryUsage, UnreachableUsage};
 use crate::ports::ToolHandler;
+use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
 use sharedos_authz::ports::UsageStore;
 use sharedos_model::instant::Instant;
 use std::rc::Rc;
@@ -86,7 +86,7 @@ pub struct WorldFixtures {
     /// The grant source.
     pub grant_source: Rc<WorldGrantSource>,
     /// The delegation chain resolver.
-    pub chain: Rc<ChainResolver>,
+    pub chain: Rc<InMemoryResolver>,
     /// The usage counter (unreachable under `usageStoreUnavailable`).
     pub usage: Rc<dyn UsageStore>,
     /// The audit sink.
@@ -115,14 +115,14 @@ impl WorldFixtures {
             None => WorldClock::frozen(base),
         };
         let usage: Rc<dyn UsageStore> = if grant_options.usage_store_unavailable {
-            Rc::new(UnreachableUsage::new())
+            Rc::new(FailingUsage::new())
         } else {
-            Rc::new(MemoryUsage::new())
+            Rc::new(InMemoryUsage::new())
         };
         let transport = Rc::new(RecordingTransport::default());
         let fixtures = WorldFixtures {
             grant_source: Rc::new(WorldGrantSource::new(&grants.agent)),
-            chain: Rc::new(ChainResolver::new(&grants.all())),
+            chain: Rc::new(InMemoryResolver::new(grants.all())),
             grants,
             clock,
             files: Rc::new(FileStore::seeded()),
@@ -140,7 +140,7 @@ impl WorldFixtures {
     /// Applies a trusted edit to both the grant source and the chain.
     pub fn edit(&self, edit: &GrantEdit) {
         self.grant_source.edit(edit);
-        self.chain.edit(edit);
+        edit.apply_to_chain(&self.chain);
     }
 
     fn arm(&self, options: &WorldOptions, base: &str) {
@@ -171,7 +171,7 @@ impl WorldFixtures {
             self.grant_source.after_loads(later.turn, move |source| {
                 for edit in &pending {
                     source.edit(edit);
-                    chain.edit(edit);
+                    edit.apply_to_chain(&chain);
                 }
             });
         }

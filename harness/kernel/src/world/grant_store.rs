@@ -1,18 +1,18 @@
-//! The world's trusted grant stores with fault injection: the grant source
-//! (working grants of the acting agent) and the delegation chain resolver
-//! (every grant, roots included). Both hand out copies, so nothing a caller
-//! does to a loaded grant reaches the store.
+//! The world's trusted grant source with fault injection (working grants of
+//! the acting agent), and the trusted edits it shares with the delegation
+//! chain resolver (`sharedos_authz::memory::InMemoryResolver`, every grant,
+//! roots included). Both hand out copies, so nothing a caller does to a
+//! loaded grant reaches the store.
 
 use crate::ports::GrantSource;
 use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
-use sharedos_authz::ports::{DelegationResolver, StoreError};
+use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::Grant;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
 /// A trusted edit of a stored grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +44,14 @@ impl GrantEdit {
             _ => return false,
         }
         true
+    }
+
+    /// Applies the edit to the chain resolver's copy; true if it named a grant there.
+    pub fn apply_to_chain(&self, chain: &InMemoryResolver) -> bool {
+        match self {
+            GrantEdit::Revoke { grant_id, at } => chain.revoke(grant_id, at),
+            GrantEdit::Expire { grant_id, at } => chain.expire(grant_id, at),
+        }
     }
 }
 
@@ -171,66 +179,5 @@ impl GrantSource for WorldGrantSource {
         _signal: &'a AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, String>> {
         Box::pin(async move { self.load_now(context) })
-    }
-}
-
-/// The trusted delegation resolver over every grant, keyed `namespace/grantId`.
-#[derive(Debug, Default)]
-pub struct ChainResolver {
-    grants: RefCell<BTreeMap<String, Grant>>,
-    lookups: Cell<u64>,
-    failing: Cell<bool>,
-}
-
-fn chain_key(namespace_id: &str, grant_id: &str) -> String {
-    format!("{namespace_id}/{grant_id}")
-}
-
-impl ChainResolver {
-    /// A resolver over copies of `grants`.
-    #[must_use]
-    pub fn new(grants: &[Grant]) -> ChainResolver {
-        let map = grants.iter().map(|g| (chain_key(&g.namespace_id, &g.id), g.clone())).collect();
-        ChainResolver { grants: RefCell::new(map), ..ChainResolver::default() }
-    }
-
-    /// Makes every lookup fail (`resolver_failed`) or answer again.
-    pub fn set_failing(&self, failing: bool) {
-        self.failing.set(failing);
-    }
-
-    /// Lookups asked so far.
-    #[must_use]
-    pub fn lookups(&self) -> u64 {
-        self.lookups.get()
-    }
-
-    /// Applies a trusted edit; true when a stored grant was changed.
-    pub fn edit(&self, edit: &GrantEdit) -> bool {
-        let mut changed = false;
-        for grant in self.grants.borrow_mut().values_mut() {
-            changed |= edit.apply(grant);
-        }
-        changed
-    }
-
-    /// Revokes `grant_id` at `at`.
-    pub fn revoke(&self, grant_id: &str, at: &str) -> bool {
-        self.edit(&GrantEdit::Revoke { grant_id: grant_id.to_string(), at: at.to_string() })
-    }
-
-    /// Makes `grant_id` expire at `at`.
-    pub fn expire(&self, grant_id: &str, at: &str) -> bool {
-        self.edit(&GrantEdit::Expire { grant_id: grant_id.to_string(), at: at.to_string() })
-    }
-}
-
-impl DelegationResolver for ChainResolver {
-    fn resolve(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Grant>, StoreError> {
-        self.lookups.set(self.lookups.get() + 1);
-        if self.failing.get() {
-            return Err(StoreError { store: "delegation", detail: "the chain resolver is unreachable".to_string() });
-        }
-        Ok(self.grants.borrow().get(&chain_key(namespace_id, grant_id)).cloned())
     }
 }

@@ -21,4 +21,3 @@ pub mod ledger;
 pub mod ledger_tools;
 pub mod results;
 pub mod transport;
-pub mod usage;
