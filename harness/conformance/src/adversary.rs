@@ -124,7 +124,7 @@ impl TurnRun<'_> {
         let mut receipts = Vec::new();
         let mut issued: u32 = 0;
         let mut host_closed = false;
-        for attempt in self.script.attempts.iter().filter(|a| a.turn == turn) {
+        for attempt in self.script.attempts_for_turn(turn) {
             let receipt = if host_closed {
                 AttemptReceipt::unattempted(
                     self.script,

@@ -4,84 +4,54 @@
 //! A script naming a tool outside this list would only ever be refused
 //! `tool_unavailable`, which would look like a passing "hidden tool" row while
 //! testing nothing, so the loader refuses it instead. The same goes for a
-//! world option revoking a grant the world never issues.
+//! world option revoking a grant the world never issues. Both lists are read
+//! off the world's fixtures, so a new fixture cannot be forgotten here.
+
+use sharedos_kernel::escalation::ESCALATE;
+use sharedos_kernel::message_tool::MESSAGES_REQUEST;
+use sharedos_kernel::world::broker::NOTION_SEARCH;
+use sharedos_kernel::world::file_store::FileAction;
+use sharedos_kernel::world::file_tools::tool_name;
+use sharedos_kernel::world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
+use sharedos_kernel::world::grants::{grant_set, GrantOptions};
 
 /// Every tool name the conformance world registers, offers in its turn
-/// request, or deliberately leaves unregistered, in registration order.
-pub const KNOWN_TOOLS: &[&str] = &[
-    // The twelve shipped file tools.
-    "files.list",
-    "files.stat",
-    "files.read",
-    "files.search",
-    "files.grep",
-    "files.create",
-    "files.replace",
-    "files.append",
-    "files.delete",
-    "files.snapshot.create",
-    "files.snapshot.list",
-    "files.snapshot.restore",
-    // Fixture tools with deliberate misbehaviour.
-    "files.open",
-    "files.fetch",
-    "files.index",
-    "files.describe",
-    "files.purge",
-    // The escalation affordance and the kernel's own request tool.
-    "sharedos.escalate",
-    "messages.request",
-    // The brokered tool, served only through a per-context provider.
-    "notion.search",
-    // A control-plane name that is listed in the request but never registered.
-    "admin.grant.issue",
-];
-
-/// Root grants: issued by the owner to the orchestrator, each the minimal
-/// ancestor of exactly one working grant.
-pub const ROOT_GRANTS: &[&str] = &[
-    "grant-root-execution",
-    "grant-root-files",
-    "grant-root-scratch",
-    "grant-root-ledger",
-    "grant-root-messaging",
-    "grant-root-escalation",
-    "grant-root-snapshot",
-    "grant-root-sealed",
-    "grant-root-restore",
-    "grant-root-broker-search",
-];
-
-/// Working grants: issued by the orchestrator to the acting agent. Some exist
-/// only under a world option (`grant-ledger`, `grant-overbroad`,
-/// `grant-restore`, `grant-broker-search`).
-pub const WORKING_GRANTS: &[&str] = &[
-    "grant-turn",
-    "grant-read",
-    "grant-scratch",
-    "grant-message",
-    "grant-escalation",
-    "grant-snapshot",
-    "grant-sealed",
-    "grant-ledger",
-    "grant-overbroad",
-    "grant-restore",
-    "grant-broker-search",
-];
+/// request, or deliberately leaves unregistered, in registration order: the
+/// twelve file tools, the misbehaving fixtures, the escalation affordance,
+/// the kernel's request tool, the brokered tool, and a control-plane name
+/// that is listed in the request but never registered.
+#[must_use]
+pub fn known_tools() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = FileAction::ALL.iter().map(|a| tool_name(*a)).collect();
+    names.extend(Fixture::ALL.iter().map(|f| f.name()));
+    names.extend([ESCALATE, MESSAGES_REQUEST, NOTION_SEARCH, ADMIN_GRANT_ISSUE]);
+    names
+}
 
 /// True when the conformance world knows a tool of this name.
 #[must_use]
 pub fn is_known_tool(name: &str) -> bool {
-    KNOWN_TOOLS.contains(&name)
+    known_tools().contains(&name)
+}
+
+/// Every grant id some condition of the suite can issue, roots first, in
+/// store order.
+#[must_use]
+pub fn known_grants() -> Vec<String> {
+    let every_conditional_grant = GrantOptions {
+        bounded: true,
+        usage_store_unavailable: false,
+        over_broad_delegation: true,
+        restorable: true,
+        broker_granted: true,
+        escalation_withheld: false,
+        ledger_accounts: false,
+    };
+    grant_set(&every_conditional_grant).all().into_iter().map(|g| g.id).collect()
 }
 
 /// True when some world of the suite can issue a grant with this id.
 #[must_use]
 pub fn is_known_grant(id: &str) -> bool {
-    ROOT_GRANTS.contains(&id) || WORKING_GRANTS.contains(&id)
-}
-
-/// Every known grant id, roots first.
-pub fn known_grants() -> impl Iterator<Item = &'static str> {
-    ROOT_GRANTS.iter().chain(WORKING_GRANTS.iter()).copied()
+    known_grants().iter().any(|g| g == id)
 }

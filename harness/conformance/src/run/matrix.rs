@@ -41,13 +41,21 @@ pub struct Selection {
 }
 
 impl Selection {
-    fn keeps_case(&self, case: &Case) -> bool {
+    /// Whether `case` is selected (by id and by family).
+    #[must_use]
+    pub fn keeps_case(&self, case: &Case) -> bool {
         (self.cases.is_empty() || self.cases.contains(&case.id))
             && (self.families.is_empty() || self.families.iter().any(|f| f == case.family.as_str()))
     }
 
     fn keeps_column(&self, column: &ColumnSpec) -> bool {
         self.columns.is_empty() || self.columns.iter().any(|c| c == column.id)
+    }
+
+    /// The selected columns, in manifest order.
+    #[must_use]
+    pub fn columns(&self) -> Vec<ColumnSpec> {
+        columns().into_iter().filter(|c| self.keeps_column(c)).collect()
     }
 }
 
@@ -63,7 +71,7 @@ pub struct PlannedCell {
 /// Plans the selected cells in canonical order (case, condition, column order).
 #[must_use]
 pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
-    let columns: Vec<ColumnSpec> = columns().into_iter().filter(|c| selection.keeps_column(c)).collect();
+    let columns = selection.columns();
     let mut planned = Vec::new();
     for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
         let declared_attempts = suite.scripts.get(&case.adversary).map_or(0, |s| s.attempts.len());

@@ -1,7 +1,7 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
 use super::cell::{CellError, CellRun};
-use super::matrix::{columns, CellResult, PlannedCell, Selection};
+use super::matrix::{CellResult, PlannedCell, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
@@ -50,7 +50,7 @@ pub enum ReportError {
 /// When a world cannot be built.
 pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, ReportError> {
     let mut entries = Vec::new();
-    for case in suite.cases.iter().filter(|c| selection.cases.is_empty() || selection.cases.contains(&c.id)) {
+    for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
         let mut conditions = Vec::new();
         for condition in &case.conditions {
             let world = World::build(&condition.world)?;
@@ -85,9 +85,9 @@ pub fn build_report(
         let Some(cell) = cell else { continue };
         row_for(suite, &planned, &mut rows).cells.push(cell);
     }
-    let selected_columns = columns()
+    let selected_columns = selection
+        .columns()
         .into_iter()
-        .filter(|c| selection.columns.is_empty() || selection.columns.iter().any(|s| s == c.id))
         .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
         .collect();
     let manifest = build_manifest(crate::manifest::ManifestInput {

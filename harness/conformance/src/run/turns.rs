@@ -45,12 +45,6 @@ pub enum TurnError {
     },
 }
 
-/// Number of turns a script needs: the highest turn an attempt names.
-#[must_use]
-pub fn turn_count(script: &AttackScript) -> u32 {
-    script.attempts.iter().map(|a| a.turn).max().unwrap_or(1).max(1)
-}
-
 /// Runs every turn of `script` for one cell with the scripted adversary seated.
 ///
 /// # Errors
@@ -63,7 +57,7 @@ pub async fn run_adversary_turns(
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
     let (case, condition, column) = cell;
     let mut turns = Vec::new();
-    for turn in 1..=turn_count(script) {
+    for turn in 1..=script.turn_count() {
         let id = execution_id(case, condition, column, turn);
         let clock = world.fixtures.clock.clone();
         let executor_options = ExecutorOptions {
