@@ -13,41 +13,10 @@ use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
 use sharedos_model::capability::{Requirement, ResourceRef};
 use std::time::Duration;
 
-/// The audit schema version.
-pub const AUDIT_VERSION: &str = "1";
-
 impl Core {
     /// A record about `context` with a fresh id and nothing optional set.
     pub(crate) fn event(&self, context: &AccessContext, kind: AuditType, outcome: AuditOutcome) -> AuditEvent {
-        AuditEvent {
-            version: AUDIT_VERSION.to_string(),
-            id: (self.audit_ids)(),
-            kind,
-            outcome,
-            at: context.now.clone(),
-            trace_id: context.trace_id.clone(),
-            namespace_id: context.namespace_id.clone(),
-            actor: context.actor.clone(),
-            authority: context.authority.clone(),
-            owner: context.owner.clone(),
-            purpose: context.purpose.clone(),
-            resource: None,
-            action: None,
-            grant_id: None,
-            authority_hash: None,
-            operation_id: None,
-            tool: None,
-            message_id: None,
-            receiver: None,
-            reason: None,
-            source: None,
-            cause: None,
-            fail_closed: None,
-            consumed: None,
-            ended_by: None,
-            requested_authority: None,
-            metadata: None,
-        }
+        AuditEvent::about((self.audit_ids)(), kind, outcome, context)
     }
 
     /// Writes a pre-effect record; a sink failure refuses the operation.

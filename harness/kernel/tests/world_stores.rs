@@ -30,35 +30,7 @@ fn load(source: &WorldGrantSource) -> Result<Vec<Grant>, String> {
 }
 
 fn event(kind: AuditType) -> AuditEvent {
-    AuditEvent {
-        version: "1".into(),
-        id: "audit-1".into(),
-        kind,
-        outcome: AuditOutcome::Succeeded,
-        at: NOW.into(),
-        trace_id: TRACE_ID.into(),
-        namespace_id: NAMESPACE_ID.into(),
-        actor: constants::agent(),
-        authority: constants::orchestrator(),
-        owner: owner(),
-        purpose: constants::PURPOSE.into(),
-        resource: None,
-        action: None,
-        grant_id: None,
-        authority_hash: None,
-        operation_id: None,
-        tool: None,
-        message_id: None,
-        receiver: None,
-        reason: None,
-        source: None,
-        cause: None,
-        fail_closed: None,
-        consumed: None,
-        ended_by: None,
-        requested_authority: None,
-        metadata: None,
-    }
+    AuditEvent::about("audit-1".into(), kind, AuditOutcome::Succeeded, &context(NOW, TRACE_ID))
 }
 
 fn write(audit: &RecordingAudit, kind: AuditType) -> Result<(), String> {

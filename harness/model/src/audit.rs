@@ -176,3 +176,47 @@ pub struct AuditEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
+
+/// The audit schema version.
+pub const AUDIT_VERSION: &str = "1";
+
+impl AuditEvent {
+    /// A record about `context` at its `now`, with every optional field unset.
+    #[must_use]
+    pub fn about(
+        id: String,
+        kind: AuditType,
+        outcome: AuditOutcome,
+        context: &crate::access::AccessContext,
+    ) -> AuditEvent {
+        AuditEvent {
+            version: AUDIT_VERSION.to_string(),
+            id,
+            kind,
+            outcome,
+            at: context.now.clone(),
+            trace_id: context.trace_id.clone(),
+            namespace_id: context.namespace_id.clone(),
+            actor: context.actor.clone(),
+            authority: context.authority.clone(),
+            owner: context.owner.clone(),
+            purpose: context.purpose.clone(),
+            resource: None,
+            action: None,
+            grant_id: None,
+            authority_hash: None,
+            operation_id: None,
+            tool: None,
+            message_id: None,
+            receiver: None,
+            reason: None,
+            source: None,
+            cause: None,
+            fail_closed: None,
+            consumed: None,
+            ended_by: None,
+            requested_authority: None,
+            metadata: None,
+        }
+    }
+}
