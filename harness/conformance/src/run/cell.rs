@@ -57,6 +57,12 @@ pub enum CellError {
     /// A hash could not be computed.
     #[error(transparent)]
     Hash(#[from] CanonicalError),
+    /// The plan names a case, condition or script the suite lacks.
+    #[error("find cell {cell} in the suite")]
+    NotInSuite {
+        /// `case/condition/column`.
+        cell: String,
+    },
     /// The per-cell async runtime could not start.
     #[error("start the cell's runtime: {0}")]
     Runtime(String),

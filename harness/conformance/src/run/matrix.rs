@@ -2,12 +2,13 @@
 //! put the results in canonical order before anything is written.
 
 use super::cell::{run_cell, CellError, CellRun};
-use crate::case::Case;
+use crate::case::{Case, Condition};
 use crate::golden::CellKey;
 use crate::judge::cell::declared_cell;
 use crate::judge::CellStatus;
 use crate::loader::Suite;
 use crate::manifest::Cell;
+use crate::script::AttackScript;
 use rayon::prelude::*;
 use std::rc::Rc;
 
@@ -102,14 +103,20 @@ pub type CellResult = Result<CellRun, CellError>;
 /// # Errors
 /// When the cell cannot be run.
 pub fn run_planned(suite: &Suite, planned: &PlannedCell) -> CellResult {
-    let unknown = || CellError::Record {
-        execution_id: planned.key.trial_name(),
-        detail: "the plan names a case the suite lacks".to_string(),
-    };
-    let case = suite.case(&planned.key.case).ok_or_else(unknown)?;
-    let condition = case.conditions.iter().find(|c| c.id == planned.key.condition).ok_or_else(unknown)?;
-    let script = suite.scripts.get(&case.adversary).ok_or_else(unknown)?;
+    let (case, condition, script) = locate(suite, &planned.key)?;
     run_cell(case, condition, &Rc::new(script.clone()), &planned.key.column)
+}
+
+/// The case, condition and script a planned cell names.
+///
+/// # Errors
+/// When the suite lacks one of them (a plan from another suite).
+pub fn locate<'s>(suite: &'s Suite, key: &CellKey) -> Result<(&'s Case, &'s Condition, &'s AttackScript), CellError> {
+    let missing = || CellError::NotInSuite { cell: key.trial_name() };
+    let case = suite.case(&key.case).ok_or_else(missing)?;
+    let condition = case.condition(&key.condition).ok_or_else(missing)?;
+    let script = suite.script_for(case).ok_or_else(missing)?;
+    Ok((case, condition, script))
 }
 
 /// Runs every planned cell that needs running on `jobs` worker threads.

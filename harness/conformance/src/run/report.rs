@@ -1,7 +1,7 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
 use super::cell::{CellError, CellRun};
-use super::matrix::{CellResult, PlannedCell, Selection};
+use super::matrix::{locate, CellResult, PlannedCell, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
@@ -83,7 +83,9 @@ pub fn build_report(
             Some(Err(source)) => return Err(ReportError::Cell { cell: planned.key.trial_name(), source }),
         };
         let Some(cell) = cell else { continue };
-        row_for(suite, &planned, &mut rows).cells.push(cell);
+        let row = row_for(suite, &planned, &mut rows)
+            .map_err(|source| ReportError::Cell { cell: planned.key.trial_name(), source })?;
+        row.cells.push(cell);
     }
     let selected_columns = selection
         .columns()
@@ -104,26 +106,27 @@ pub fn build_report(
 
 /// The row a planned cell belongs to, created on first sight (cells arrive
 /// grouped by case and condition, in order).
-fn row_for<'r>(suite: &Suite, planned: &PlannedCell, rows: &'r mut Vec<FamilyRow>) -> &'r mut ManifestRow {
+fn row_for<'r>(
+    suite: &Suite,
+    planned: &PlannedCell,
+    rows: &'r mut Vec<FamilyRow>,
+) -> Result<&'r mut ManifestRow, CellError> {
     let same = |r: &FamilyRow| r.row.case_id == planned.key.case && r.row.condition_id == planned.key.condition;
     if !rows.last().is_some_and(same) {
-        let case = suite.case(&planned.key.case);
-        let script = case.and_then(|c| suite.scripts.get(&c.adversary));
-        let condition = case.and_then(|c| c.conditions.iter().find(|k| k.id == planned.key.condition));
+        let (case, condition, script) = locate(suite, &planned.key)?;
         rows.push(FamilyRow {
-            family: case.map_or(crate::case::Family::Matrix, |c| c.family),
+            family: case.family,
             row: ManifestRow {
-                case_id: planned.key.case.clone(),
-                condition_id: planned.key.condition.clone(),
-                kind: script.map_or(crate::script::MoveKind::ForgedGrant, |s| s.kind),
-                invariant: script.map(|s| s.invariant.clone()).unwrap_or_default(),
-                expected_outcome: script.map(|s| s.expected_outcome.clone()).unwrap_or_default(),
-                condition: condition.map(|c| c.description.clone()).unwrap_or_default(),
-                turn_expectation: condition.and_then(|c| c.expect_turn.clone()),
+                case_id: case.id.clone(),
+                condition_id: condition.id.clone(),
+                kind: script.kind,
+                invariant: script.invariant.clone(),
+                expected_outcome: script.expected_outcome.clone(),
+                condition: condition.description.clone(),
+                turn_expectation: condition.expect_turn.clone(),
                 cells: Vec::new(),
             },
         });
     }
-    let last = rows.len() - 1;
-    &mut rows[last].row
+    rows.last_mut().map(|r| &mut r.row).ok_or(CellError::NotInSuite { cell: planned.key.trial_name() })
 }
