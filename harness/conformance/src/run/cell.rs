@@ -16,6 +16,7 @@ use crate::record::completeness::check_completeness;
 use crate::script::AttackScript;
 use crate::world::{World, WorldError};
 use serde_json::Value;
+use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
@@ -94,17 +95,18 @@ async fn run_cell_async(
     column_id: &str,
 ) -> Result<CellRun, CellError> {
     let world = World::build(&condition.world)?;
-    let description = world.description(&condition.world);
-    let identity = Identity {
-        spec: spec_hash(case, script, &condition.id)?,
-        world: world_hash(&description)?,
-        evaluator: evaluator_hash()?,
-    };
+    let identity = Identity::new(case, script, condition, &world)?;
     let turns = run_adversary_turns(&world, &condition.world, script, (&case.id, &condition.id, column_id)).await?;
     let audit = world.fixtures.audit.events();
+    let records_of = RecordContext { case, condition, column_id, identity, multi_turn: turns.len() > 1 };
     let mut records = Vec::new();
     for turn in &turns {
-        records.push(record_of(turn, &audit, case, condition, column_id, &identity, turns.len() > 1)?);
+        let input = assembly_input(turn, &audit, &records_of)?;
+        let execution_id = &turn.request.execution_id;
+        records.push(
+            assemble_record(input)
+                .map_err(|e| CellError::Record { execution_id: execution_id.clone(), detail: e.to_string() })?,
+        );
     }
     let receipts: Vec<AttemptReceipt> =
         turns.iter().filter_map(|t| t.report.as_ref()).flat_map(|r| r.receipts.clone()).collect();
@@ -129,38 +131,74 @@ async fn run_cell_async(
     Ok(CellRun { key, cell, evidence, snapshot })
 }
 
-struct Identity {
+/// The identity hashes every record of a cell carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
     spec: String,
     world: String,
     evaluator: String,
 }
 
-fn record_of(
-    turn: &ExecutedTurn,
-    audit: &[sharedos_model::audit::AuditEvent],
-    case: &Case,
-    condition: &Condition,
-    column_id: &str,
-    identity: &Identity,
-    multi_turn: bool,
-) -> Result<ExecutionRecord, CellError> {
-    let run_id = if multi_turn {
-        format!("{}.{column_id}.{}", condition.id, turn.turn)
+impl Identity {
+    /// The hashes of the question a cell asks, its materialised world, and the rules.
+    ///
+    /// # Errors
+    /// When a hash cannot be computed.
+    pub fn new(
+        case: &Case,
+        script: &AttackScript,
+        condition: &Condition,
+        world: &World,
+    ) -> Result<Identity, CellError> {
+        Ok(Identity {
+            spec: spec_hash(case, script, &condition.id)?,
+            world: world_hash(&world.description(&condition.world))?,
+            evaluator: evaluator_hash()?,
+        })
+    }
+}
+
+/// What a cell's records are assembled with, besides each turn itself.
+#[derive(Debug, Clone)]
+pub struct RecordContext<'a> {
+    /// The case.
+    pub case: &'a Case,
+    /// The condition.
+    pub condition: &'a Condition,
+    /// The column.
+    pub column_id: &'a str,
+    /// The cell's identity hashes.
+    pub identity: Identity,
+    /// Whether the script runs more than one turn (run ids then carry the turn).
+    pub multi_turn: bool,
+}
+
+/// Everything one turn's record is assembled from.
+///
+/// # Errors
+/// When the policy hash cannot be computed.
+pub fn assembly_input<'a>(
+    turn: &'a ExecutedTurn,
+    audit: &'a [AuditEvent],
+    cx: &RecordContext<'_>,
+) -> Result<AssemblyInput<'a>, CellError> {
+    let (condition_id, column_id) = (&cx.condition.id, cx.column_id);
+    let run_id = if cx.multi_turn {
+        format!("{condition_id}.{column_id}.{}", turn.turn)
     } else {
-        format!("{}.{column_id}", condition.id)
+        format!("{condition_id}.{column_id}")
     };
-    let policy = policy_hash(&turn.request.context.enabled_tool_namespaces, &turn.request.tools)?;
-    assemble_record(AssemblyInput {
+    Ok(AssemblyInput {
         request: &turn.request,
         result: &turn.result,
         audit,
         experiment: ExperimentIdentity {
             experiment_id: "sharedos-conformance".to_string(),
-            task_id: case.id.clone(),
+            task_id: cx.case.id.clone(),
             run_id,
-            spec_hash: identity.spec.clone(),
-            world_hash: identity.world.clone(),
-            evaluator_hash: identity.evaluator.clone(),
+            spec_hash: cx.identity.spec.clone(),
+            world_hash: cx.identity.world.clone(),
+            evaluator_hash: cx.identity.evaluator.clone(),
             seed: None,
             metadata: None,
         },
@@ -168,7 +206,7 @@ fn record_of(
             protocol_version: PROTOCOL_VERSION.to_string(),
             shared_os_version: REFERENCE_VERSION.to_string(),
             adapter_id: column_id.to_string(),
-            policy_hash: policy,
+            policy_hash: policy_hash(&turn.request.context.enabled_tool_namespaces, &turn.request.tools)?,
             ..SystemInput::default()
         },
         runtime: None,
@@ -177,7 +215,6 @@ fn record_of(
         audit_ref: None,
         recorded_at: None,
     })
-    .map_err(|e| CellError::Record { execution_id: turn.request.execution_id.clone(), detail: e.to_string() })
 }
 
 fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CellError> {
