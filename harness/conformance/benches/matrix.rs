@@ -1,5 +1,6 @@
 //! Cost of the whole adversary matrix (plan, run on one worker, report) and
 //! of assembling one turn's execution record from an already executed turn.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sharedos_conformance::golden::CellKey;

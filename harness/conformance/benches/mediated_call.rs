@@ -3,6 +3,7 @@
 //! turn's time is divided by that count. World construction is left out of
 //! the timed region; executor setup and the turn's result assembly are in it,
 //! spread over the calls.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use futures::future::LocalBoxFuture;

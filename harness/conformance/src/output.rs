@@ -55,6 +55,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, WriteError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,6 +1,7 @@
 //! Kernel and envelope rules whose natural test is a whole matrix row: each
 //! runs the row's adversary cell against the reference kernel and checks the
 //! facts the rule states, not only the verdict.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use sharedos_conformance::golden::CellKey;
 use sharedos_conformance::loader::load_suite;

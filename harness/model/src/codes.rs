@@ -160,6 +160,7 @@ impl From<ReasonCode> for String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -39,6 +39,7 @@ pub fn is_timestamp(text: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
