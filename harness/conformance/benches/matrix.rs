@@ -66,9 +66,7 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
     let (turn, audit, identity) = runtime.block_on(async {
         let world = World::build(&condition.world).expect("the world builds");
         let identity = Identity::new(case, &script, condition, &world).expect("identity hashes");
-        let turns = run_adversary_turns(&world, &condition.world, &script, (CASE, CONDITION, COLUMN))
-            .await
-            .expect("the turns run");
+        let turns = run_adversary_turns(&world, &condition.world, &script, &cell_key()).await.expect("the turns run");
         (turns.into_iter().next().expect("one turn ran"), world.fixtures.audit.events(), identity)
     });
     RecordInputs { turn, audit, identity }

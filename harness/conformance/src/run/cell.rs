@@ -96,7 +96,8 @@ async fn run_cell_async(
 ) -> Result<CellRun, CellError> {
     let world = World::build(&condition.world)?;
     let identity = Identity::new(case, script, condition, &world)?;
-    let turns = run_adversary_turns(&world, &condition.world, script, (&case.id, &condition.id, column_id)).await?;
+    let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
+    let turns = run_adversary_turns(&world, &condition.world, script, &key).await?;
     let audit = world.fixtures.audit.events();
     let records_of = RecordContext { case, condition, column_id, identity, multi_turn: turns.len() > 1 };
     let mut records = Vec::new();
@@ -125,7 +126,6 @@ async fn run_cell_async(
     });
     let turn_count = u32::try_from(turns.len()).unwrap_or(u32::MAX);
     let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
-    let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let evidence = evidence_of(&key, &records)?;
     let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world);
     Ok(CellRun { key, cell, evidence, snapshot })

@@ -2,6 +2,7 @@
 
 use super::request::{execution_id, turn_request};
 use crate::adversary::Adversary;
+use crate::golden::CellKey;
 use crate::receipt::{read_adversarial_report, AdversarialTurnReport};
 use crate::script::AttackScript;
 use crate::world::World;
@@ -53,12 +54,11 @@ pub async fn run_adversary_turns(
     world: &World,
     options: &WorldOptions,
     script: &Rc<AttackScript>,
-    cell: (&str, &str, &str),
+    cell: &CellKey,
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
-    let (case, condition, column) = cell;
     let mut turns = Vec::new();
     for turn in 1..=script.turn_count() {
-        let id = execution_id(case, condition, column, turn);
+        let id = execution_id(&cell.case, &cell.condition, &cell.column, turn);
         let clock = world.fixtures.clock.clone();
         let executor_options = ExecutorOptions {
             clock: Rc::new(move || clock.now()),
