@@ -1,0 +1,58 @@
+//! Codex: placeholder until the codec is written.
+
+use crate::frame::{HarnessFrame, HarnessStep};
+use crate::live::{LineReading, LiveOutcome, LiveStreamReader};
+use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
+use serde_json::{Map, Value};
+use sharedos_model::tool::{ToolDefinition, ToolResult};
+
+/// The Codex protocol.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CodexProtocol;
+
+impl HarnessProtocol for CodexProtocol {
+    fn id(&self) -> &'static str {
+        "unset"
+    }
+    fn describe_tools(&self, _tools: &[ToolDefinition]) -> Value {
+        Value::Array(Vec::new())
+    }
+    fn interpret(&self, _frame: &HarnessFrame) -> Vec<HarnessStep> {
+        Vec::new()
+    }
+    fn encode_tool_result(&self, _result: &ToolResult) -> HarnessFrame {
+        Map::new()
+    }
+}
+
+/// The Codex frame writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CodexWriter;
+
+impl HarnessFrameWriter for CodexWriter {
+    fn protocol_id(&self) -> &'static str {
+        "unset"
+    }
+    fn tool_call(&self, _call_id: &str, _tool: &str, _arguments: &Map<String, Value>) -> HarnessFrame {
+        Map::new()
+    }
+    fn message(&self, _text: &str) -> HarnessFrame {
+        Map::new()
+    }
+    fn complete(&self, _output: Option<&Value>) -> HarnessFrame {
+        Map::new()
+    }
+}
+
+/// Reads the Codex CLI's real stream.
+#[derive(Debug, Clone, Default)]
+pub struct CodexLiveReader;
+
+impl LiveStreamReader for CodexLiveReader {
+    fn read_line(&mut self, _line_number: usize, _line: &str) -> LineReading {
+        LineReading::default()
+    }
+    fn outcome(&self) -> LiveOutcome {
+        LiveOutcome::NoOutcome
+    }
+}

@@ -1,0 +1,132 @@
+//! Reading what a real vendor CLI writes on stdout.
+//!
+//! On a live stream every tool call is an observation: the CLI runs its
+//! calls itself, and none of the four protocols has an input for a result.
+//! A [`LiveStreamReader`] therefore reports calls with [`CallOrigin`], keeps
+//! to the turn's own session, tolerates known version drift, and counts
+//! every line it does not use by [`IgnoredKind`].
+
+use crate::frame::HarnessStep;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Who runs a call seen on a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOrigin {
+    /// The CLI already runs it; it is observed, never answered.
+    RanByCli,
+    /// The harness asks the driver to run it (transcript frames, or a
+    /// harness speaking SharedOS's eval protocol).
+    AskedOfDriver,
+}
+
+/// Why a line was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IgnoredKind {
+    /// Empty or whitespace only.
+    Blank,
+    /// Not JSON (including a truncated last line).
+    NotJson,
+    /// JSON, but not an object.
+    NotObject,
+    /// An object of a known type that carries nothing for the turn
+    /// (progress, reasoning, usage, retry notices).
+    Irrelevant,
+    /// An object of a type this reader does not know.
+    Unknown,
+    /// A known type whose shape does not match what the vendor writes.
+    Malformed,
+    /// Belongs to another session or to a sub-agent.
+    OtherSession,
+    /// Arrived after the turn's terminal line.
+    AfterTerminal,
+}
+
+/// One step a reader extracted, with where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LiveStep {
+    /// 1-based line number in the stream.
+    pub line: usize,
+    /// What the line means.
+    pub step: HarnessStep,
+    /// For tool calls: who runs the call. `None` for other steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<CallOrigin>,
+}
+
+/// What one line gave.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LineReading {
+    /// Steps, in order.
+    pub steps: Vec<LiveStep>,
+    /// Set when the line was not used.
+    pub ignored: Option<IgnoredKind>,
+}
+
+/// How the turn ended, as read from the stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LiveOutcome {
+    /// The terminal line says the turn completed; `output` is the final
+    /// answer by the vendor's own rule (e.g. Codex: the last agent message).
+    Complete {
+        /// The final answer.
+        output: serde_json::Value,
+        /// 1-based line of the terminal frame.
+        line: usize,
+    },
+    /// The terminal line (or an error response) says the turn failed.
+    Failed {
+        /// The failure code; never `success`.
+        code: String,
+        /// The vendor's message.
+        message: String,
+        /// 1-based line that ended the turn.
+        line: usize,
+    },
+    /// The stream ended without a terminal line.
+    NoOutcome,
+}
+
+/// A stateful reader of one vendor's real stream, one line at a time.
+pub trait LiveStreamReader {
+    /// Reads one line (without its newline). Never panics on any input.
+    fn read_line(&mut self, line_number: usize, line: &str) -> LineReading;
+
+    /// The turn's outcome once the stream has ended.
+    fn outcome(&self) -> LiveOutcome;
+}
+
+/// What a whole stream gave: every step, the outcome, and ignored counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamReading {
+    /// Every extracted step, in stream order.
+    pub steps: Vec<LiveStep>,
+    /// How the turn ended.
+    pub outcome: LiveOutcome,
+    /// Lines not used, by kind.
+    pub ignored: BTreeMap<IgnoredKind, usize>,
+}
+
+/// Reads a whole captured stream with `reader`. Lines are split on `\n`; a
+/// trailing `\r` is dropped; a final line without a newline is still read
+/// (a truncated one is then counted `not_json`).
+#[must_use]
+pub fn read_stream(reader: &mut dyn LiveStreamReader, text: &str) -> StreamReading {
+    let mut steps = Vec::new();
+    let mut ignored = BTreeMap::new();
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if !body.is_empty() || text.ends_with('\n') {
+        for (index, raw) in body.split('\n').enumerate() {
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            let reading = reader.read_line(index + 1, line);
+            steps.extend(reading.steps);
+            if let Some(kind) = reading.ignored {
+                *ignored.entry(kind).or_insert(0) += 1;
+            }
+        }
+    }
+    StreamReading { steps, outcome: reader.outcome(), ignored }
+}

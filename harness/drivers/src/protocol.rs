@@ -1,0 +1,39 @@
+//! The vendor adapter contract: a protocol reads frames and renders the
+//! catalogue and tool results; a frame writer is its inverse, used only to
+//! build recorded conversations.
+
+use crate::frame::{HarnessFrame, HarnessStep};
+use serde_json::{Map, Value};
+use sharedos_model::tool::{ToolDefinition, ToolResult};
+
+/// One vendor's wire format as the eval driver speaks it.
+pub trait HarnessProtocol {
+    /// The protocol id, e.g. `openai.responses.function-calling`.
+    fn id(&self) -> &'static str;
+
+    /// The catalogue in the vendor's tool shape.
+    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value;
+
+    /// What one frame means. Never panics; an irrelevant or malformed frame
+    /// yields no step.
+    fn interpret(&self, frame: &HarnessFrame) -> Vec<HarnessStep>;
+
+    /// The frame that hands a tool result back to the harness.
+    fn encode_tool_result(&self, result: &ToolResult) -> HarnessFrame;
+}
+
+/// Writes frames a protocol reads back; the inverse of
+/// [`HarnessProtocol::interpret`] for the three step kinds a transcript holds.
+pub trait HarnessFrameWriter {
+    /// Must equal the reading protocol's id.
+    fn protocol_id(&self) -> &'static str;
+
+    /// A frame asking for one tool call.
+    fn tool_call(&self, call_id: &str, tool: &str, arguments: &Map<String, Value>) -> HarnessFrame;
+
+    /// A frame carrying assistant prose.
+    fn message(&self, text: &str) -> HarnessFrame;
+
+    /// A terminal frame; some vendors cannot carry the output and drop it.
+    fn complete(&self, output: Option<&Value>) -> HarnessFrame;
+}
