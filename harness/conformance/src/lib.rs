@@ -1,6 +1,8 @@
 #![forbid(unsafe_code)]
 pub mod adversary;
+pub mod attempt_call;
 pub mod case;
+pub mod column;
 pub mod evidence;
 pub mod golden;
 pub mod identity;
@@ -14,5 +16,6 @@ pub mod receipt;
 pub mod record;
 pub mod run;
 pub mod script;
+pub mod transcript;
 pub mod world;
 pub mod world_options;

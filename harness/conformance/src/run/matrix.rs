@@ -3,6 +3,7 @@
 
 use super::cell::{run_cell, CellError, CellRun};
 use crate::case::{Case, Condition};
+use crate::column::{columns, ColumnSpec};
 use crate::golden::CellKey;
 use crate::judge::cell::declared_cell;
 use crate::judge::CellStatus;
@@ -11,24 +12,6 @@ use crate::manifest::Cell;
 use crate::script::AttackScript;
 use rayon::prelude::*;
 use std::rc::Rc;
-
-/// A column of the matrix.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColumnSpec {
-    /// Column id (SharedOS's spelling).
-    pub id: &'static str,
-    /// Display label.
-    pub label: &'static str,
-}
-
-/// The scripted adversary column.
-pub const ADVERSARY: ColumnSpec = ColumnSpec { id: "adversary-embedded", label: "Adversary" };
-
-/// Every column this harness runs, in manifest order.
-#[must_use]
-pub fn columns() -> Vec<ColumnSpec> {
-    vec![ADVERSARY]
-}
 
 /// Which cells to consider; an empty list selects everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,0 +1,35 @@
+//! The arguments an attempt is issued with, the same whichever seat issues
+//! it: the declared arguments plus, for a forgery, a schema-valid grant
+//! built from the turn's own context and carried as plain data.
+
+use crate::script::{Attempt, Forge};
+use serde_json::{Map, Value};
+use sharedos_model::access::RuntimeVisibleContext;
+use sharedos_model::capability::{Constraints, Grant};
+
+/// The arguments `attempt` is issued with in a turn whose context is `context`.
+#[must_use]
+pub fn attempt_arguments(attempt: &Attempt, context: &RuntimeVisibleContext) -> Map<String, Value> {
+    let mut arguments = attempt.tool_arguments.clone();
+    if let Some(forge) = &attempt.forge {
+        arguments.insert(forge.embed_as.clone(), forged_grant(forge, context));
+    }
+    arguments
+}
+
+/// A schema-valid grant built from the turn's context, to be carried as data.
+fn forged_grant(forge: &Forge, context: &RuntimeVisibleContext) -> Value {
+    let grant = Grant {
+        id: forge.grant_id.clone(),
+        namespace_id: context.namespace_id.clone(),
+        subject: context.actor.clone(),
+        issuer: context.owner.clone(),
+        capabilities: forge.capabilities.clone(),
+        constraints: Constraints { purposes: Some(vec![context.purpose.clone()]), ..Constraints::default() },
+        issued_at: context.now.clone(),
+        revoked_at: None,
+        parent_grant_id: None,
+        metadata: None,
+    };
+    serde_json::to_value(grant).unwrap_or(Value::Null)
+}
