@@ -1,58 +1,91 @@
-//! ClaudeCode: placeholder until the codec is written.
+//! Claude Code: protocol id `anthropic.messages.stream-json`.
+//!
+//! Claude Code writes Anthropic content blocks inside the envelope of
+//! `claude -p --output-format stream-json --verbose`: `system`, `assistant`,
+//! `user`, `stream_event`, `rate_limit_event`, and one terminal `result`.
+//! Our own [`ClaudeCodeWriter`] writes `assistant` and `result` frames of the
+//! same envelope for the scripted columns.
+//!
+//! [`ClaudeCodeProtocol::interpret`](crate::protocol::HarnessProtocol::interpret)
+//! reads one frame without memory; [`ClaudeCodeLiveReader`] reads a whole
+//! stream and keeps what a single frame cannot know: the synthetic frame's
+//! error code, the tool-use ids already reported, the last prose, and
+//! whether the terminal `result` has arrived.
+//!
+//! # Reading a live stream
+//!
+//! - Any frame whose `parent_tool_use_id` is present and not null was
+//!   produced inside a sub-agent and counts as
+//!   [`IgnoredKind::OtherSession`](crate::live::IgnoredKind::OtherSession).
+//! - An `assistant` frame yields its text blocks as prose (blank ones
+//!   skipped) and its `tool_use` blocks as calls with origin
+//!   [`CallOrigin::RanByCli`](crate::live::CallOrigin::RanByCli). Frames may
+//!   carry one block each while sharing one `message.id`, or several blocks
+//!   at once; both read the same. A tool-use id is reported once even if a
+//!   later frame repeats its block. A frame that yields nothing (a thinking
+//!   block alone) is irrelevant.
+//! - The synthetic assistant frame of an API or account failure
+//!   (`message.model: "<synthetic>"`, or any top-level `error`) gives no
+//!   prose; its `error` is kept to code the failure the `result` reports.
+//! - `system`, `user`, `stream_event` and `rate_limit_event` are irrelevant.
+//! - The first `result` ends the turn; every later JSON object counts as
+//!   [`IgnoredKind::AfterTerminal`](crate::live::IgnoredKind::AfterTerminal),
+//!   while other lines keep their own kind (blank, not JSON, not an object).
+//!   A completion's answer is `{"text": result}`, or the last prose when the
+//!   frame has no `result`. The terminal line also yields a `complete` step
+//!   (with the `usage` object as metadata when present) or a `failed` step.
+//!
+//! # Reading a `result`
+//!
+//! A `result` fails when `is_error` is true or its subtype starts with
+//! `error` (`error`, `error_max_turns`, `error_during_execution`,
+//! `error_max_budget_usd`, `error_max_structured_output_retries`, and any
+//! later `error_*`). The code is the subtype when it names one other than
+//! `success`; otherwise the `error` field (of the result, else of the
+//! synthetic frame before it), else `api_error_<api_error_status>`, else
+//! `harness_failed`. The message is the strings of `errors[]` joined with
+//! `"; "`, else a non-blank `result`, else a fixed sentence. Failures are
+//! retryable. Optional fields that are `null` read as absent, as the CLI
+//! writes `null` for fields it has nothing for.
+//!
+//! # Departures from SharedOS's reading
+//!
+//! SharedOS's codec (its §4.2, rule D33) was written without a captured CLI
+//! session; Anthropic's documentation of headless runs and public captures
+//! show a different stream. Where they differ this codec follows the real
+//! stream:
+//!
+//! 1. **`success` with `is_error: true` is coded from the error.** §4.2 codes
+//!    a failure with its subtype, so an API failure (which the CLI reports as
+//!    `subtype: "success"`, `is_error: true`) would fail with code `success`.
+//!    The code is derived instead (see above), e.g. `rate_limit` or
+//!    `api_error_401`, and is never `success`.
+//! 2. **Error subtypes fail without `is_error`.** §4.2 treats
+//!    `error_during_execution` without `is_error` as a completion; builds
+//!    differ in whether they set the flag, and the subtype alone says the
+//!    turn did not succeed.
+//! 3. **An error subtype's message comes from `errors[]`.** §4.2 reads only
+//!    `result`, which error subtypes do not carry, so every such failure had
+//!    the fixed sentence.
+//! 4. **Sub-agent frames give nothing.** §4.2 reads every assistant frame;
+//!    frames with a non-null `parent_tool_use_id` belong to a sub-agent (the
+//!    Task tool), and their calls and prose are not the turn's. `interpret`
+//!    gives `[]` for them.
+//! 5. **The synthetic frame gives no prose.** §4.2 would read the synthetic
+//!    frame's "API Error: …" text as assistant prose, which the driver would
+//!    then offer as the turn's output. `interpret` gives `[]` for it.
+//! 6. **Live calls are observations** (live reader). A `tool_use` block on a
+//!    real stream is a call the CLI runs itself; the live reader reports it
+//!    with origin `ran_by_cli`. `interpret` still reads it as a `tool_call`,
+//!    since on the scripted path our writer's frames are requests.
 
-use crate::frame::{HarnessFrame, HarnessStep};
-use crate::live::{LineReading, LiveOutcome, LiveStreamReader};
-use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
-use serde_json::{Map, Value};
-use sharedos_model::tool::{ToolDefinition, ToolResult};
+mod live;
+mod protocol;
+mod writer;
 
-/// The ClaudeCode protocol.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClaudeCodeProtocol;
+pub use live::ClaudeCodeLiveReader;
+pub use protocol::ClaudeCodeProtocol;
+pub use writer::ClaudeCodeWriter;
 
-impl HarnessProtocol for ClaudeCodeProtocol {
-    fn id(&self) -> &'static str {
-        "unset"
-    }
-    fn describe_tools(&self, _tools: &[ToolDefinition]) -> Value {
-        Value::Array(Vec::new())
-    }
-    fn interpret(&self, _frame: &HarnessFrame) -> Vec<HarnessStep> {
-        Vec::new()
-    }
-    fn encode_tool_result(&self, _result: &ToolResult) -> HarnessFrame {
-        Map::new()
-    }
-}
-
-/// The ClaudeCode frame writer.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClaudeCodeWriter;
-
-impl HarnessFrameWriter for ClaudeCodeWriter {
-    fn protocol_id(&self) -> &'static str {
-        "unset"
-    }
-    fn tool_call(&self, _call_id: &str, _tool: &str, _arguments: &Map<String, Value>) -> HarnessFrame {
-        Map::new()
-    }
-    fn message(&self, _text: &str) -> HarnessFrame {
-        Map::new()
-    }
-    fn complete(&self, _output: Option<&Value>) -> HarnessFrame {
-        Map::new()
-    }
-}
-
-/// Reads the ClaudeCode CLI's real stream.
-#[derive(Debug, Clone, Default)]
-pub struct ClaudeCodeLiveReader;
-
-impl LiveStreamReader for ClaudeCodeLiveReader {
-    fn read_line(&mut self, _line_number: usize, _line: &str) -> LineReading {
-        LineReading::default()
-    }
-    fn outcome(&self) -> LiveOutcome {
-        LiveOutcome::NoOutcome
-    }
-}
+/// The protocol id both the reader and the writer state.
+pub const PROTOCOL_ID: &str = "anthropic.messages.stream-json";
