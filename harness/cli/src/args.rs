@@ -26,6 +26,34 @@ pub enum Command {
     Bless(RunArgs),
     /// List the selected cells without running them.
     List(SelectArgs),
+    /// Read a captured vendor CLI stream and print, as JSON Lines, each step
+    /// the vendor's codec extracts, then the turn's outcome and the counts
+    /// of ignored lines by kind.
+    Decode(DecodeArgs),
+}
+
+/// Options of `decode`.
+#[derive(Debug, Clone, Args)]
+pub struct DecodeArgs {
+    /// Whose stream it is.
+    #[arg(long, value_enum)]
+    pub vendor: VendorArg,
+    /// The captured stream; `-` reads standard input.
+    #[arg(value_name = "FILE|-")]
+    pub input: PathBuf,
+}
+
+/// The vendors `decode` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VendorArg {
+    /// `codex exec --json`.
+    Codex,
+    /// `claude -p --output-format stream-json --verbose`.
+    ClaudeCode,
+    /// DeepSeek Harness, JSON-RPC 2.0 over stdio.
+    Deepseek,
+    /// `pi --mode rpc`.
+    Pi,
 }
 
 /// Which cells to consider.

@@ -3,6 +3,7 @@
 
 use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::exit::Exit;
+use crate::stream::GoldenState;
 use serde_json::json;
 use sharedos_conformance::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::loader::{load_suite, Suite};
@@ -20,6 +21,7 @@ pub fn dispatch(command: Command) -> Exit {
         Command::Run(args) => run(&args, Mode::Run),
         Command::Check(args) => run(&args, Mode::Check),
         Command::Bless(args) => run(&args, Mode::Bless),
+        Command::Decode(args) => crate::decode::decode(&args),
     }
 }
 
@@ -85,11 +87,12 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         }
     };
     let full = selection == Selection::default();
-    let mut drift = golden_drift(&args.select.root, &report, mode);
+    let golden = golden_states(&args.select.root, &report, mode);
+    let mut drift: Vec<String> = golden.values().filter_map(|state| state.drift().map(str::to_string)).collect();
     if full {
         drift.extend(report_drift(&args.select.root, &report, mode));
     }
-    print_results(&report, &drift, args.select.format);
+    print_results(&report, &golden, &drift, args.select.format);
     if let Some(path) = &args.junit {
         if let Err(error) = write_if_changed(path, junit(&report).as_bytes()) {
             eprintln!("error: failed to {error}");
@@ -105,23 +108,27 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
 }
 
 /// Compares (or, when blessing, rewrites) every run cell's golden file.
-fn golden_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
+fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, GoldenState> {
     let golden = root.join("golden");
-    let mut drift = Vec::new();
+    let mut states = BTreeMap::new();
     for run in &report.cells {
-        if mode == Mode::Bless {
-            if let Err(error) = bless(&golden, &run.key, &run.snapshot) {
-                drift.push(format!("failed to {error}"));
+        let state = if mode == Mode::Bless {
+            match bless(&golden, &run.key, &run.snapshot) {
+                Ok(_) => GoldenState::Blessed,
+                Err(error) => GoldenState::Unwritable(format!("failed to {error}")),
             }
-            continue;
-        }
-        match compare(&golden, &run.key, &run.snapshot) {
-            GoldenComparison::Same => {}
-            GoldenComparison::Missing { path } => drift.push(format!("{}: no golden file", path.display())),
-            GoldenComparison::Differs { path, diff } => drift.push(format!("{} differs:\n{diff}", path.display())),
-        }
+        } else {
+            match compare(&golden, &run.key, &run.snapshot) {
+                GoldenComparison::Same => GoldenState::Same,
+                GoldenComparison::Missing { path } => GoldenState::Missing(format!("{}: no golden file", path.display())),
+                GoldenComparison::Differs { path, diff } => {
+                    GoldenState::Differs(format!("{} differs:\n{diff}", path.display()))
+                }
+            }
+        };
+        states.insert(run.key.trial_name(), state);
     }
-    drift
+    states
 }
 
 /// Writes the committed reports (run, bless) or compares them (check).
@@ -141,22 +148,20 @@ fn report_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
     drift
 }
 
-fn print_results(report: &Report, drift: &[String], format: Format) {
+fn print_results(report: &Report, golden: &BTreeMap<String, GoldenState>, drift: &[String], format: Format) {
     match format {
         Format::Human => print_human(report, drift),
         Format::Json => println!("{}", json!({ "manifest": report.manifest, "drift": drift })),
         Format::Jsonl => {
-            for row in &report.manifest.rows {
-                for cell in &row.cells {
-                    println!("{}", json!({ "case": row.case_id, "condition": row.condition_id, "cell": cell }));
-                }
+            for event in crate::stream::events(report, golden, drift, &summary(report)) {
+                println!("{event}");
             }
-            println!("{}", json!({ "summary": summary(report), "drift": drift }));
         }
     }
 }
 
-fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
+/// Summary counts per column and status.
+pub fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
     let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for row in &report.manifest.rows {
         for cell in &row.cells {

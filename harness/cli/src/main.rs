@@ -3,7 +3,9 @@
 
 mod args;
 mod commands;
+mod decode;
 mod exit;
+mod stream;
 
 use clap::Parser;
 

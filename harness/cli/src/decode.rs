@@ -1,0 +1,100 @@
+//! `decode`: how the harness reads a vendor CLI's captured stream.
+//!
+//! Output, one JSON object per line: every extracted step
+//! (`{"kind":"step","line":N,"step":{…},"ranByCli":bool}` — `ranByCli` only
+//! on tool calls), then `{"kind":"outcome","outcome":{…}}`, then
+//! `{"kind":"ignored","counts":{…}}` with every ignored kind present.
+
+use crate::args::{DecodeArgs, VendorArg};
+use crate::exit::Exit;
+use serde_json::{json, Map, Value};
+use sharedos_drivers::live::{read_stream, CallOrigin, IgnoredKind, StreamReading};
+use sharedos_drivers::vendor::Vendor;
+use std::io::{Read, Write};
+
+/// Every ignored kind, so the counts line always has the same keys.
+const IGNORED_KINDS: [IgnoredKind; 8] = [
+    IgnoredKind::Blank,
+    IgnoredKind::NotJson,
+    IgnoredKind::NotObject,
+    IgnoredKind::Irrelevant,
+    IgnoredKind::Unknown,
+    IgnoredKind::Malformed,
+    IgnoredKind::OtherSession,
+    IgnoredKind::AfterTerminal,
+];
+
+fn vendor(arg: VendorArg) -> Vendor {
+    match arg {
+        VendorArg::Codex => Vendor::Codex,
+        VendorArg::ClaudeCode => Vendor::ClaudeCode,
+        VendorArg::Deepseek => Vendor::DeepSeek,
+        VendorArg::Pi => Vendor::Pi,
+    }
+}
+
+/// Runs `decode`. An unreadable input is invalid input (exit 3); any bytes
+/// that can be read decode, invalid UTF-8 being replaced before lines are
+/// classified.
+pub fn decode(args: &DecodeArgs) -> Exit {
+    let bytes = match read_input(args) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            eprintln!("error: failed to read {}: {error}", args.input.display());
+            return Exit::InvalidInput;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut reader = vendor(args.vendor).live_reader();
+    let reading = read_stream(reader.as_mut(), &text);
+    let mut out = std::io::stdout().lock();
+    match write_lines(&mut out, &reading) {
+        Ok(()) => Exit::Success,
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Exit::Success,
+        Err(error) => {
+            eprintln!("error: failed to write the decoded stream: {error}");
+            Exit::HarnessBug
+        }
+    }
+}
+
+fn read_input(args: &DecodeArgs) -> std::io::Result<Vec<u8>> {
+    if args.input.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().lock().read_to_end(&mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(&args.input)
+    }
+}
+
+/// The JSON Lines of one reading, in stream order.
+#[must_use]
+pub fn decoded_lines(reading: &StreamReading) -> Vec<Value> {
+    let mut lines = Vec::with_capacity(reading.steps.len() + 2);
+    for step in &reading.steps {
+        let mut line = json!({ "kind": "step", "line": step.line, "step": step.step });
+        if let (Some(origin), Value::Object(map)) = (step.origin, &mut line) {
+            map.insert("ranByCli".to_string(), Value::Bool(origin == CallOrigin::RanByCli));
+        }
+        lines.push(line);
+    }
+    lines.push(json!({ "kind": "outcome", "outcome": reading.outcome }));
+    let mut counts = Map::new();
+    for kind in IGNORED_KINDS {
+        let name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string));
+        if let Some(name) = name {
+            counts.insert(name, json!(reading.ignored.get(&kind).copied().unwrap_or(0)));
+        }
+    }
+    lines.push(json!({ "kind": "ignored", "counts": counts }));
+    lines
+}
+
+fn write_lines(out: &mut impl Write, reading: &StreamReading) -> std::io::Result<()> {
+    for line in decoded_lines(reading) {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()
+}

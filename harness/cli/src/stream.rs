@@ -1,0 +1,81 @@
+//! The JSON Lines event stream of `--format jsonl`, for CI systems.
+//!
+//! One object per line, each with an `event` field, in a fixed order
+//! whatever `--jobs` is: `started`, then one `cell` per selected cell in
+//! canonical order (case, condition, column), then one `drift` per stale
+//! golden or report file, then `finished` with the counts.
+
+use serde_json::{json, Value};
+use sharedos_conformance::judge::RULES_VERSION;
+use sharedos_conformance::run::report::Report;
+use std::collections::BTreeMap;
+
+/// How a run cell compares with its golden file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoldenState {
+    /// Byte-identical.
+    Same,
+    /// Rewritten by `bless`.
+    Blessed,
+    /// No golden file exists (message says where).
+    Missing(String),
+    /// The golden file differs (message holds the diff).
+    Differs(String),
+    /// `bless` could not write it.
+    Unwritable(String),
+}
+
+impl GoldenState {
+    /// The wire name of the state.
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            GoldenState::Same => "same",
+            GoldenState::Blessed => "blessed",
+            GoldenState::Missing(_) => "missing",
+            GoldenState::Differs(_) => "differs",
+            GoldenState::Unwritable(_) => "unwritable",
+        }
+    }
+
+    /// The drift message, when the state is drift.
+    #[must_use]
+    pub fn drift(&self) -> Option<&str> {
+        match self {
+            GoldenState::Same | GoldenState::Blessed => None,
+            GoldenState::Missing(text) | GoldenState::Differs(text) | GoldenState::Unwritable(text) => Some(text),
+        }
+    }
+}
+
+/// Every event of one run, in order.
+#[must_use]
+pub fn events(
+    report: &Report,
+    golden: &BTreeMap<String, GoldenState>,
+    drift: &[String],
+    summary: &BTreeMap<String, BTreeMap<String, usize>>,
+) -> Vec<Value> {
+    let selected: usize = report.manifest.rows.iter().map(|row| row.cells.len()).sum();
+    let mut out = vec![json!({ "event": "started", "rulesVersion": RULES_VERSION, "selected": selected })];
+    for row in &report.manifest.rows {
+        for cell in &row.cells {
+            let trial = format!("{}/{}/{}", row.case_id, row.condition_id, cell.column_id);
+            let golden = golden.get(&trial).map_or("none", GoldenState::as_str);
+            out.push(json!({
+                "event": "cell",
+                "case": row.case_id,
+                "condition": row.condition_id,
+                "column": cell.column_id,
+                "status": cell.status.as_str(),
+                "label": cell.status.label(),
+                "golden": golden,
+                "cell": cell,
+            }));
+        }
+    }
+    out.extend(drift.iter().map(|entry| json!({ "event": "drift", "detail": entry })));
+    let failing = report.manifest.rows.iter().flat_map(|r| &r.cells).filter(|c| c.status.breaks_build()).count();
+    out.push(json!({ "event": "finished", "summary": summary, "failing": failing, "drift": drift.len() }));
+    out
+}
