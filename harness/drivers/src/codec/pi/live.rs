@@ -1,0 +1,159 @@
+//! Reading a real `pi --mode rpc` stream for one prompted run.
+
+use super::event::{joined_text, pi_meaning, PiMeaning};
+use crate::frame::{HarnessFrame, HarnessStep};
+use crate::live::{CallOrigin, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader};
+use crate::wire::parse_line;
+use serde_json::{json, Value};
+
+/// Reads Pi's stdout for one prompted run.
+///
+/// # Ending the turn
+///
+/// The run ends at an `agent_end` that does not retry:
+///
+/// - `willRetry: true` is not an ending (a retry follows):
+///   [`IgnoredKind::Irrelevant`].
+/// - `willRetry: false` ends it for good.
+/// - No `willRetry` (builds before the flag, which emit a plain `agent_end`
+///   per retry attempt) ends it provisionally: a following
+///   `auto_retry_start`, or `auto_compaction_end{willRetry:true}`, reopens
+///   the run, and the ending is then read again from a later `agent_end`.
+///
+/// The ending fails when the last assistant `message_end` stopped with
+/// `error` (code `harness_failed`) or `aborted` (`harness_turn_aborted`),
+/// message: its `errorMessage`. Real Pi has no `error` event; such a run
+/// ends with an ordinary `agent_end{willRetry:false}` and often exit code 0.
+/// When no assistant `message_end` was seen, the last assistant message in
+/// `agent_end.messages` is consulted instead. Otherwise the run completes,
+/// and the output is `{"text": ...}` holding the last assistant message that
+/// had text (its text blocks joined with `\n`), or `""` when none had.
+///
+/// A `response{success:false}` (Pi refused a command, e.g. a line it could
+/// not parse) ends the run with `harness_command_rejected`. SharedOS's
+/// `error` event, never written by real Pi, is still read as `harness_failed`.
+///
+/// After the ending, `agent_settled` and `auto_retry_end` (Pi's own closing
+/// of the same run) are [`IgnoredKind::Irrelevant`]; anything else is
+/// [`IgnoredKind::AfterTerminal`].
+///
+/// # Steps
+///
+/// Calls are read from the `toolCall` blocks of assistant `message_end`
+/// lines: Pi runs them itself, so each is a `tool_call` step with origin
+/// [`CallOrigin::RanByCli`]. `tool_execution_*` lines announce the same
+/// calls and are [`IgnoredKind::Irrelevant`], so no call is reported twice;
+/// so are `message_update` deltas. Assistant text is a `message` step; the
+/// ending is a `failed` step, or a `complete` step whose output is the
+/// outcome's (on builds without `willRetry`, a retried attempt's provisional
+/// ending still shows its step).
+#[derive(Debug, Clone, Default)]
+pub struct PiLiveReader {
+    assistant_seen: bool,
+    assistant_failure: Option<HarnessStep>,
+    final_text: Option<String>,
+    ending: Option<Ending>,
+}
+
+/// How the run ended so far.
+#[derive(Debug, Clone)]
+struct Ending {
+    outcome: LiveOutcome,
+    /// Written by a build without `willRetry`; a retry may still follow.
+    provisional: bool,
+}
+
+impl PiLiveReader {
+    fn read_frame(&mut self, line: usize, frame: &HarnessFrame) -> LineReading {
+        match pi_meaning(frame) {
+            PiMeaning::Assistant { steps, failure } => {
+                self.assistant_seen = true;
+                self.assistant_failure = failure;
+                if let Some(text) = joined_text(&steps) {
+                    self.final_text = Some(text);
+                }
+                let steps = steps.into_iter().map(|step| observed(line, step)).collect();
+                LineReading { steps, ignored: None }
+            }
+            PiMeaning::Failure(step) => self.end(line, step, false),
+            PiMeaning::AgentEnd { will_retry: Some(true), .. } => ignored(IgnoredKind::Irrelevant),
+            PiMeaning::AgentEnd { will_retry, failure } => {
+                let failure = if self.assistant_seen { self.assistant_failure.clone() } else { failure };
+                self.end(line, failure.unwrap_or_else(HarnessStep::bare_complete), will_retry.is_none())
+            }
+            PiMeaning::Irrelevant => ignored(IgnoredKind::Irrelevant),
+            PiMeaning::Malformed => ignored(IgnoredKind::Malformed),
+            PiMeaning::Unknown => ignored(IgnoredKind::Unknown),
+        }
+    }
+
+    /// A line after an ending: Pi's own closing events, a retry reopening a
+    /// provisional ending, or a line that arrived too late.
+    fn read_after_ending(&mut self, provisional: bool, frame: &HarnessFrame) -> LineReading {
+        let kind = frame.get("type").and_then(Value::as_str).unwrap_or_default();
+        let retries = frame.get("willRetry").and_then(Value::as_bool) == Some(true);
+        match kind {
+            "agent_settled" | "auto_retry_end" => ignored(IgnoredKind::Irrelevant),
+            "auto_retry_start" if provisional => self.reopen(),
+            "auto_compaction_end" if provisional && retries => self.reopen(),
+            "auto_compaction_start" if provisional => ignored(IgnoredKind::Irrelevant),
+            _ => ignored(IgnoredKind::AfterTerminal),
+        }
+    }
+
+    fn reopen(&mut self) -> LineReading {
+        self.ending = None;
+        ignored(IgnoredKind::Irrelevant)
+    }
+
+    /// Ends the run; a completion carries the final answer in its step too.
+    fn end(&mut self, line: usize, step: HarnessStep, provisional: bool) -> LineReading {
+        let (step, outcome) = ending(line, step, self.final_text.as_deref());
+        self.ending = Some(Ending { outcome, provisional });
+        LineReading { steps: vec![LiveStep { line, step, origin: None }], ignored: None }
+    }
+}
+
+impl LiveStreamReader for PiLiveReader {
+    fn read_line(&mut self, line_number: usize, line: &str) -> LineReading {
+        let frame = match parse_line(line) {
+            Ok(frame) => frame,
+            Err(kind) => return ignored(kind),
+        };
+        match self.ending.as_ref().map(|ending| ending.provisional) {
+            Some(provisional) => self.read_after_ending(provisional, &frame),
+            None => self.read_frame(line_number, &frame),
+        }
+    }
+
+    fn outcome(&self) -> LiveOutcome {
+        self.ending.as_ref().map_or(LiveOutcome::NoOutcome, |ending| ending.outcome.clone())
+    }
+}
+
+/// Calls on Pi's stream are ones Pi runs itself; prose has no origin.
+fn observed(line: usize, step: HarnessStep) -> LiveStep {
+    let origin = matches!(step, HarnessStep::ToolCall { .. }).then_some(CallOrigin::RanByCli);
+    LiveStep { line, step, origin }
+}
+
+fn ignored(kind: IgnoredKind) -> LineReading {
+    LineReading { steps: Vec::new(), ignored: Some(kind) }
+}
+
+/// The terminal step as reported, and the outcome it gives: a failure keeps
+/// its code and message; a completion's output is `{"text": final_text}`.
+fn ending(line: usize, step: HarnessStep, final_text: Option<&str>) -> (HarnessStep, LiveOutcome) {
+    match step {
+        HarnessStep::Failed { error } => {
+            let outcome = LiveOutcome::Failed { code: error.code.clone(), message: error.message.clone(), line };
+            (HarnessStep::Failed { error }, outcome)
+        }
+        HarnessStep::Complete { metadata, .. } => {
+            let output = json!({"text": final_text.unwrap_or_default()});
+            let outcome = LiveOutcome::Complete { output: output.clone(), line };
+            (HarnessStep::Complete { output: Some(output), metadata }, outcome)
+        }
+        other => (other, LiveOutcome::NoOutcome),
+    }
+}
