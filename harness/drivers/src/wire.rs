@@ -3,6 +3,7 @@
 
 use crate::frame::{HarnessFrame, HarnessStep};
 use crate::live::IgnoredKind;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolOutcome, ToolResult};
 
@@ -33,10 +34,34 @@ pub fn tool_result_body(result: &ToolResult) -> Value {
     }
 }
 
-/// The JSON text of [`tool_result_body`].
+/// The body of [`tool_result_body`], borrowed, so that writing its text
+/// copies nothing first.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum BodyRef<'a> {
+    // Fields in sorted order, as a `Value` object writes them.
+    Succeeded { output: &'a Value, status: &'static str },
+    Refused { error: ErrorRef<'a>, status: &'static str },
+}
+
+#[derive(Serialize)]
+struct ErrorRef<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+/// The JSON text of [`tool_result_body`] (the same bytes).
 #[must_use]
 pub fn tool_result_text(result: &ToolResult) -> String {
-    tool_result_body(result).to_string()
+    let status = result.status().as_str();
+    let body = match &result.outcome {
+        ToolOutcome::Succeeded { output } => BodyRef::Succeeded { output, status },
+        ToolOutcome::Denied { error } | ToolOutcome::Failed { error } => {
+            BodyRef::Refused { error: ErrorRef { code: &error.code, message: &error.message }, status }
+        }
+    };
+    // Serialising borrowed strings and a `Value` cannot fail.
+    serde_json::to_string(&body).unwrap_or_default()
 }
 
 /// Whether `value` is a content block at all: an object with a string `type`.
