@@ -57,23 +57,50 @@ fn declared(text: Option<&str>) -> Option<Option<Instant>> {
     text.map(Instant::parse)
 }
 
-/// True when the grant's validity window excludes these instants.
-fn outside_window(grant: &Grant, at: Instants) -> bool {
-    let constraints = &grant.constraints;
-    let issued_late = Instant::parse(&grant.issued_at).is_none_or(|issued| issued > at.admitted_at);
-    let too_early =
-        declared(constraints.not_before.as_deref()).is_some_and(|nb| nb.is_none_or(|nb| at.admitted_at < nb));
-    let expired =
-        declared(constraints.expires_at.as_deref()).is_some_and(|exp| exp.is_none_or(|exp| at.expiry_instant() >= exp));
-    let revoked = declared(grant.revoked_at.as_deref()).is_some_and(|rev| rev.is_none_or(|rev| at.admitted_at >= rev));
-    issued_late || too_early || expired || revoked
+/// A grant's declared instants, parsed once so a batch of decisions can
+/// judge the same grant many times without reading its text again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    issued: Option<Instant>,
+    not_before: Option<Option<Instant>>,
+    expires: Option<Option<Instant>>,
+    revoked: Option<Option<Instant>>,
+}
+
+impl Window {
+    /// The window `grant` declares.
+    #[must_use]
+    pub fn of(grant: &Grant) -> Window {
+        let constraints = &grant.constraints;
+        Window {
+            issued: Instant::parse(&grant.issued_at),
+            not_before: declared(constraints.not_before.as_deref()),
+            expires: declared(constraints.expires_at.as_deref()),
+            revoked: declared(grant.revoked_at.as_deref()),
+        }
+    }
+
+    /// True when the window excludes these instants.
+    fn excludes(self, at: Instants) -> bool {
+        let issued_late = self.issued.is_none_or(|issued| issued > at.admitted_at);
+        let too_early = self.not_before.is_some_and(|nb| nb.is_none_or(|nb| at.admitted_at < nb));
+        let expired = self.expires.is_some_and(|exp| exp.is_none_or(|exp| at.expiry_instant() >= exp));
+        let revoked = self.revoked.is_some_and(|rev| rev.is_none_or(|rev| at.admitted_at >= rev));
+        issued_late || too_early || expired || revoked
+    }
 }
 
 /// The first reason `grant` is inactive for `purpose` at `at`, or `None`
 /// when it is active.
 #[must_use]
 pub fn inactive_reason(grant: &Grant, purpose: &str, at: Instants) -> Option<Inactivity> {
-    if outside_window(grant, at) {
+    inactive_reason_in(grant, Window::of(grant), purpose, at)
+}
+
+/// [`inactive_reason`] with the grant's window already parsed.
+#[must_use]
+pub fn inactive_reason_in(grant: &Grant, window: Window, purpose: &str, at: Instants) -> Option<Inactivity> {
+    if window.excludes(at) {
         return Some(Inactivity::Window);
     }
     match &grant.constraints.purposes {

@@ -99,7 +99,15 @@ pub fn resolve_authority(
     loaded: Result<Value, String>,
     policy: PolicyState,
 ) -> AuthorityResolution {
-    match parse_grants(context, loaded) {
+    resolution(context, parse_grants(context, loaded), policy)
+}
+
+fn resolution(
+    context: &AccessContext,
+    grants: Result<Vec<Grant>, UnavailableCause>,
+    policy: PolicyState,
+) -> AuthorityResolution {
+    match grants {
         Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
             context: context.clone(),
             snapshot: snapshot(&grants, &context.now),
@@ -108,6 +116,43 @@ pub fn resolve_authority(
         }),
         Err(cause) => AuthorityResolution::Unavailable(cause),
     }
+}
+
+/// [`resolve_authority`] for a source that answered with typed grants
+/// (sparing the JSON round trip): the same checks, in the same order, on
+/// what parsing the same material would have produced.
+#[must_use]
+pub fn resolve_typed_authority(
+    context: &AccessContext,
+    loaded: Result<Vec<Grant>, String>,
+    policy: PolicyState,
+) -> AuthorityResolution {
+    let checked = loaded.map_err(|_| UnavailableCause::GrantSourceFailed).and_then(|grants| {
+        if grants.len() > MAX_GRANTS {
+            return Err(UnavailableCause::GrantLimitExceeded);
+        }
+        grants.into_iter().map(|grant| check_grant(context, without_proto_keys(grant))).collect()
+    });
+    resolution(context, checked, policy)
+}
+
+/// A typed grant as it would parse after `__proto__` keys were dropped
+/// (only its opaque metadata can hold any).
+fn without_proto_keys(mut grant: Grant) -> Grant {
+    if let Some(metadata) = &mut grant.metadata {
+        metadata.remove("__proto__");
+        metadata.values_mut().for_each(drop_proto_keys);
+    }
+    grant
+}
+
+/// The schema and scope checks every loaded grant passes.
+fn check_grant(context: &AccessContext, grant: Grant) -> Result<Grant, UnavailableCause> {
+    grant.validate().map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
+    if !in_scope(&grant, context) {
+        return Err(UnavailableCause::GrantScopeMismatch);
+    }
+    Ok(grant)
 }
 
 /// The grants of a source answer, or the first reason the whole answer is unusable.
@@ -124,11 +169,7 @@ fn parse_grants(context: &AccessContext, loaded: Result<Value, String>) -> Resul
     for mut item in items {
         drop_proto_keys(&mut item);
         let grant: Grant = serde_json::from_value(item).map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
-        grant.validate().map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
-        if !in_scope(&grant, context) {
-            return Err(UnavailableCause::GrantScopeMismatch);
-        }
-        grants.push(grant);
+        grants.push(check_grant(context, grant)?);
     }
     Ok(grants)
 }
@@ -143,15 +184,99 @@ fn in_scope(grant: &Grant, context: &AccessContext) -> bool {
 #[must_use]
 pub fn snapshot(grants: &[Grant], loaded_at: &str) -> AuthoritySnapshot {
     // Sorted by id, with each grant's canonical text breaking ties, so even a
-    // set holding duplicate ids hashes the same in every order.
-    let mut sorted: Vec<(&str, String, &Grant)> =
-        grants.iter().map(|g| (g.id.as_str(), canonical_string(g).unwrap_or_default(), g)).collect();
-    sorted.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let ordered: Vec<&Grant> = sorted.iter().map(|(_, _, g)| *g).collect();
+    // set holding duplicate ids hashes the same in every order. Unique ids
+    // (the usual case) already decide the order, so the text is only
+    // computed when two grants share an id.
+    let mut ordered: Vec<&Grant> = grants.iter().collect();
+    ordered.sort_by(|a, b| a.id.cmp(&b.id));
+    if ordered.windows(2).any(|pair| pair[0].id == pair[1].id) {
+        let mut keyed: Vec<(String, &Grant)> =
+            ordered.iter().map(|g| (canonical_string(g).unwrap_or_default(), *g)).collect();
+        keyed.sort_by(|a, b| (a.1.id.as_str(), &a.0).cmp(&(b.1.id.as_str(), &b.0)));
+        ordered = keyed.into_iter().map(|(_, g)| g).collect();
+    }
     // A grant holds only strings, integers and JSON values, all of which have
     // a canonical form, so the hash cannot fail in practice.
     let hash = tagged_hash(SNAPSHOT_TAG, &ordered).unwrap_or_default();
-    let mut grant_ids: Vec<String> = grants.iter().map(|g| g.id.clone()).collect();
-    grant_ids.sort();
+    let grant_ids: Vec<String> = ordered.iter().map(|g| g.id.clone()).collect();
     AuthoritySnapshot { hash, grant_ids, grant_count: grants.len(), loaded_at: loaded_at.to_string() }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sharedos_model::address::Address;
+    use sharedos_model::capability::{Capability, Constraints, ResourceRef, Scope};
+
+    fn context() -> AccessContext {
+        AccessContext {
+            namespace_id: "world-a".into(),
+            actor: Address::agent("agent-mallory"),
+            authority: Address::agent("agent-orchestrator"),
+            owner: Address::human("user-alice"),
+            purpose: "probe".into(),
+            trace_id: "trace-1".into(),
+            enabled_tool_namespaces: vec!["files".into()],
+            now: "2026-08-18T09:00:00.000Z".into(),
+            turn_id: None,
+        }
+    }
+
+    fn grant(id: &str) -> Grant {
+        Grant {
+            id: id.into(),
+            namespace_id: "world-a".into(),
+            subject: Address::agent("agent-mallory"),
+            issuer: Address::agent("agent-orchestrator"),
+            capabilities: vec![Capability {
+                resource: ResourceRef { namespace: "files".into(), path: vec!["Workspace".into()], owner: None },
+                actions: vec!["read".into()],
+                scope: Scope::Descendants,
+            }],
+            constraints: Constraints::default(),
+            issued_at: "2026-08-18T08:00:00.000Z".into(),
+            revoked_at: None,
+            parent_grant_id: None,
+            metadata: None,
+        }
+    }
+
+    /// Both ways of loading the same grants resolve to the same thing.
+    fn both(grants: Vec<Grant>) -> (AuthorityResolution, AuthorityResolution) {
+        let json = resolve_authority(&context(), Ok(serde_json::to_value(&grants).unwrap()), PolicyState::Absent);
+        (json, resolve_typed_authority(&context(), Ok(grants), PolicyState::Absent))
+    }
+
+    #[test]
+    fn typed_grants_resolve_exactly_as_their_json_material() {
+        let mut with_proto = grant("grant-b");
+        let metadata = json!({"__proto__": {"x": 1}, "note": {"__proto__": 2, "kept": [{"__proto__": 3}]}});
+        with_proto.metadata = metadata.as_object().cloned();
+        let (json, typed) = both(vec![with_proto, grant("grant-a")]);
+        assert!(matches!(typed, AuthorityResolution::Resolved(_)));
+        assert_eq!(json, typed);
+        let mut foreign = grant("grant-c");
+        foreign.namespace_id = "world-b".into();
+        assert_eq!(
+            both(vec![grant("grant-a"), foreign]),
+            (
+                AuthorityResolution::Unavailable(UnavailableCause::GrantScopeMismatch),
+                AuthorityResolution::Unavailable(UnavailableCause::GrantScopeMismatch)
+            )
+        );
+        let mut malformed = grant("grant-d");
+        malformed.capabilities.clear();
+        let (json, typed) = both(vec![malformed]);
+        assert_eq!(json, AuthorityResolution::Unavailable(UnavailableCause::InvalidGrantMaterial));
+        assert_eq!(json, typed);
+        let (json, typed) = both((0..=MAX_GRANTS).map(|i| grant(&format!("grant-{i}"))).collect());
+        assert_eq!(json, AuthorityResolution::Unavailable(UnavailableCause::GrantLimitExceeded));
+        assert_eq!(json, typed);
+        assert_eq!(
+            resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent),
+            AuthorityResolution::Unavailable(UnavailableCause::GrantSourceFailed)
+        );
+    }
 }

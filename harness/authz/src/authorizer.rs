@@ -1,6 +1,6 @@
 //! The decision walk (`decide`): one requirement against a resolved authority.
 
-use crate::activity::{inactive_reason, Inactivity, Instants};
+use crate::activity::{inactive_reason_in, Inactivity, Instants, Window};
 use crate::authority::{PolicyState, ResolvedAuthority};
 use crate::delegation::{validate_chain, ChainVerdict, MAX_CHAIN_LINKS};
 use crate::matching::{capability_intersects_ceiling, capability_matches};
@@ -11,6 +11,7 @@ use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Capability, Decision, Grant, Requirement};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::instant::Instant;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Which matcher a decision uses.
@@ -113,9 +114,67 @@ pub struct Authorizer {
     pub ceiling: Option<Rc<dyn HostCeiling>>,
 }
 
+/// Chain verdicts shared by decisions made together: against one
+/// authority, at one pair of instants, with nothing able to run between
+/// them (no await), so the resolver cannot change in between and each
+/// grant's ancestors need walking once for the whole batch.
+#[derive(Debug, Default)]
+pub struct ChainMemo {
+    verdicts: RefCell<Vec<(usize, Instants, ChainVerdict)>>,
+    /// Each grant's parsed window, by position in the authority.
+    windows: RefCell<Vec<Option<Window>>>,
+}
+
+impl ChainMemo {
+    /// An empty memo for one batch of decisions.
+    #[must_use]
+    pub fn new() -> ChainMemo {
+        ChainMemo::default()
+    }
+
+    /// The window of grant `index`, parsed only once.
+    fn window(&self, index: usize, grant: &Grant) -> Window {
+        let mut windows = self.windows.borrow_mut();
+        if windows.len() <= index {
+            windows.resize(index + 1, None);
+        }
+        *windows[index].get_or_insert_with(|| Window::of(grant))
+    }
+
+    /// The verdict on grant `index` at `at`, walked by `walk` only once.
+    fn verdict(&self, index: usize, at: Instants, walk: impl FnOnce() -> ChainVerdict) -> ChainVerdict {
+        let known = self.verdicts.borrow().iter().find(|(i, when, _)| *i == index && *when == at).map(|v| v.2.clone());
+        known.unwrap_or_else(|| {
+            let verdict = walk();
+            self.verdicts.borrow_mut().push((index, at, verdict.clone()));
+            verdict
+        })
+    }
+}
+
 impl Authorizer {
     /// Decides `question` against `authority` (30-kernel §3.1).
     pub fn decide(&self, authority: &ResolvedAuthority, question: Question<'_>) -> (Decision, Explanation) {
+        self.decide_with(authority, question, None)
+    }
+
+    /// [`Authorizer::decide`] as one of a batch sharing `memo`; every
+    /// decision of the batch must be made against the same `authority`.
+    pub fn decide_in_batch(
+        &self,
+        authority: &ResolvedAuthority,
+        question: Question<'_>,
+        memo: &ChainMemo,
+    ) -> (Decision, Explanation) {
+        self.decide_with(authority, question, Some(memo))
+    }
+
+    fn decide_with(
+        &self,
+        authority: &ResolvedAuthority,
+        question: Question<'_>,
+        memo: Option<&ChainMemo>,
+    ) -> (Decision, Explanation) {
         let context = &authority.context;
         let mut walk = Walk {
             explanation: Explanation { grants_resolved: authority.grants.len(), ..Explanation::default() },
@@ -127,8 +186,14 @@ impl Authorizer {
         if !request_is_well_formed(question.requirement, context) {
             return (Decision::deny(ReasonCode::InvalidRequest), walk.explanation);
         }
-        for grant in &authority.grants {
-            if let Some(decision) = self.consider(authority, grant, &question, at, &mut walk) {
+        for (index, grant) in authority.grants.iter().enumerate() {
+            let chain = || validate_chain(grant, context, at, self.resolver.as_deref(), MAX_CHAIN_LINKS);
+            let chain = |at| match memo {
+                Some(memo) => memo.verdict(index, at, chain),
+                None => chain(),
+            };
+            let window = memo.map_or_else(|| Window::of(grant), |memo| memo.window(index, grant));
+            if let Some(decision) = self.consider(authority, grant, window, &question, at, chain, &mut walk) {
                 return (decision, walk.explanation);
             }
         }
@@ -137,16 +202,20 @@ impl Authorizer {
     }
 
     /// One grant of the walk: `Some` ends the decision, `None` moves on.
+    // Every argument is one thing the walk over a grant needs.
+    #[allow(clippy::too_many_arguments)]
     fn consider(
         &self,
         authority: &ResolvedAuthority,
         grant: &Grant,
+        window: Window,
         question: &Question<'_>,
         at: Instants,
+        chain: impl FnOnce(Instants) -> ChainVerdict,
         walk: &mut Walk,
     ) -> Option<Decision> {
         let context = &authority.context;
-        if let Some(reason) = self.ineligibility(grant, context, at) {
+        if let Some(reason) = self.ineligibility(grant, window, context, at) {
             walk.reject(grant, reason);
             return None;
         }
@@ -154,7 +223,7 @@ impl Authorizer {
             walk.reject(grant, Rejection::Capability);
             return None;
         }
-        let verdict = validate_chain(grant, context, at, self.resolver.as_deref(), MAX_CHAIN_LINKS);
+        let verdict = chain(at);
         if !matches!(verdict, ChainVerdict::Valid { .. }) {
             walk.reject(grant, Rejection::Delegation);
             walk.note_delegation(verdict);
@@ -172,7 +241,7 @@ impl Authorizer {
     }
 
     /// The first eligibility condition `grant` fails, in the fixed order.
-    fn ineligibility(&self, grant: &Grant, context: &AccessContext, at: Instants) -> Option<Rejection> {
+    fn ineligibility(&self, grant: &Grant, window: Window, context: &AccessContext, at: Instants) -> Option<Rejection> {
         if grant.issuer != context.authority {
             return Some(Rejection::Issuer);
         }
@@ -182,7 +251,7 @@ impl Authorizer {
         if grant.namespace_id != context.namespace_id {
             return Some(Rejection::Namespace);
         }
-        match inactive_reason(grant, &context.purpose, at) {
+        match inactive_reason_in(grant, window, &context.purpose, at) {
             Some(Inactivity::Window) => return Some(Rejection::Window),
             Some(Inactivity::Purpose) => return Some(Rejection::Purpose),
             None => {}

@@ -14,7 +14,7 @@ use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, Constraints, Grant};
 use sharedos_model::instant::Instant;
 use sharedos_model::validate::Validate;
-use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// Most ancestor links walked before a chain is refused as too long.
 pub const MAX_CHAIN_LINKS: usize = 16;
@@ -140,33 +140,35 @@ pub fn validate_chain(
     resolver: Option<&dyn DelegationResolver>,
     max_links: usize,
 ) -> ChainVerdict {
-    let mut chain = Vec::new();
-    let mut seen = BTreeSet::from([grant.id.clone()]);
-    let mut child = grant.clone();
-    while let Some(parent_id) = child.parent_grant_id.clone() {
+    // Ancestors, nearest first; each link's child is the previous one.
+    let mut ancestors: Vec<Rc<Grant>> = Vec::new();
+    loop {
+        let child: &Grant = ancestors.last().map_or(grant, |g| g);
+        let Some(parent_id) = child.parent_grant_id.as_deref() else {
+            break;
+        };
         let Some(resolver) = resolver else {
             return unverified(UnverifiedCode::ResolverUnavailable, &child.id);
         };
-        if chain.len() >= max_links {
+        if ancestors.len() >= max_links {
             return invalid(InvalidCode::ChainTooLong, &child.id);
         }
-        let parent = match resolver.resolve(&child.namespace_id, &parent_id) {
+        let parent = match resolver.resolve_shared(&child.namespace_id, parent_id) {
             Err(_) => return unverified(UnverifiedCode::ResolverFailed, &child.id),
             Ok(None) => return unverified(UnverifiedCode::ParentNotFound, &child.id),
             // A resolver answering with another grant is as untrustworthy as one that failed.
             Ok(Some(parent)) if parent.id != parent_id => return unverified(UnverifiedCode::ResolverFailed, &child.id),
             Ok(Some(parent)) => parent,
         };
-        if !seen.insert(parent.id.clone()) {
+        if parent.id == grant.id || ancestors.iter().any(|seen| seen.id == parent.id) {
             return invalid(InvalidCode::ChainCycle, &parent.id);
         }
-        if let Some(code) = link_violation(&child, &parent, context, at) {
+        if let Some(code) = link_violation(child, &parent, context, at) {
             return invalid(code, &parent.id);
         }
-        chain.push(parent.id.clone());
-        child = parent;
+        ancestors.push(parent);
     }
-    ChainVerdict::Valid { chain }
+    ChainVerdict::Valid { chain: ancestors.iter().map(|g| g.id.clone()).collect() }
 }
 
 /// The first rule the link (child, parent) breaks, in the fixed order.

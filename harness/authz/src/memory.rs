@@ -4,6 +4,7 @@ use crate::ports::{DelegationResolver, StoreError, UsageStore};
 use sharedos_model::capability::Grant;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// A usage counter per (namespace, grant), spent atomically by construction
 /// (one thread, no await between read and write).
@@ -81,7 +82,9 @@ impl UsageStore for FailingUsage {
 /// side can revoke or expire them while turns run.
 #[derive(Debug, Default)]
 pub struct InMemoryResolver {
-    grants: RefCell<BTreeMap<(String, String), Grant>>,
+    // Shared so a lookup hands out a reference count; an edit copies a grant
+    // some caller still holds, so nothing a caller holds ever changes.
+    grants: RefCell<BTreeMap<String, BTreeMap<String, Rc<Grant>>>>,
     failing: Cell<bool>,
     lookups: Cell<usize>,
 }
@@ -99,7 +102,8 @@ impl InMemoryResolver {
 
     /// Adds or replaces one grant.
     pub fn insert(&self, grant: Grant) {
-        self.grants.borrow_mut().insert((grant.namespace_id.clone(), grant.id.clone()), grant);
+        let mut grants = self.grants.borrow_mut();
+        grants.entry(grant.namespace_id.clone()).or_default().insert(grant.id.clone(), Rc::new(grant));
     }
 
     /// Marks every grant with `grant_id` revoked at `at`; false when there is none.
@@ -125,8 +129,8 @@ impl InMemoryResolver {
 
     fn edit(&self, grant_id: &str, change: impl Fn(&mut Grant)) -> bool {
         let mut found = false;
-        for grant in self.grants.borrow_mut().values_mut().filter(|g| g.id == grant_id) {
-            change(grant);
+        for grant in self.grants.borrow_mut().values_mut().flat_map(BTreeMap::values_mut).filter(|g| g.id == grant_id) {
+            change(Rc::make_mut(grant));
             found = true;
         }
         found
@@ -135,6 +139,10 @@ impl InMemoryResolver {
 
 impl DelegationResolver for InMemoryResolver {
     fn resolve(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Grant>, StoreError> {
+        self.resolve_shared(namespace_id, grant_id).map(|grant| grant.map(|g| (*g).clone()))
+    }
+
+    fn resolve_shared(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Rc<Grant>>, StoreError> {
         self.lookups.set(self.lookups.get() + 1);
         if self.failing.get() {
             return Err(StoreError {
@@ -142,6 +150,6 @@ impl DelegationResolver for InMemoryResolver {
                 detail: "the in-memory resolver is configured to fail".to_string(),
             });
         }
-        Ok(self.grants.borrow().get(&(namespace_id.to_string(), grant_id.to_string())).cloned())
+        Ok(self.grants.borrow().get(namespace_id).and_then(|ids| ids.get(grant_id)).map(Rc::clone))
     }
 }

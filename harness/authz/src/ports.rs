@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Decision, Grant, Requirement};
+use std::rc::Rc;
 
 /// A store that did not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +38,15 @@ pub trait DelegationResolver {
     /// # Errors
     /// When the resolver cannot answer (it must fail rather than return stale data).
     fn resolve(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Grant>, StoreError>;
+
+    /// [`DelegationResolver::resolve`], shared rather than copied: a resolver
+    /// that keeps its grants behind `Rc` answers without a deep copy.
+    ///
+    /// # Errors
+    /// As [`DelegationResolver::resolve`].
+    fn resolve_shared(&self, namespace_id: &str, grant_id: &str) -> Result<Option<Rc<Grant>>, StoreError> {
+        self.resolve(namespace_id, grant_id).map(|grant| grant.map(Rc::new))
+    }
 }
 
 /// Optional extra check of a grant's integrity.

@@ -92,6 +92,10 @@ impl EventLog {
             data,
             occurred_at: self.clock.now(),
         };
+        if self.observers.is_empty() {
+            self.events.borrow_mut().push(event);
+            return;
+        }
         self.events.borrow_mut().push(event.clone());
         for observer in &self.observers {
             let _ = catch_unwind(AssertUnwindSafe(|| observer(&event)));

@@ -81,8 +81,21 @@ impl Executor {
         request: ExecutionRequest,
         options: ExecuteOptions,
     ) -> Result<ExecutionResult, ExecuteError> {
+        self.execute_borrowed(&request, options).await
+    }
+
+    /// [`Executor::execute`] for a caller that keeps its request (a host
+    /// that records it), sparing a copy of the whole request.
+    ///
+    /// # Errors
+    /// As [`Executor::execute`].
+    pub async fn execute_borrowed(
+        &self,
+        request: &ExecutionRequest,
+        options: ExecuteOptions,
+    ) -> Result<ExecutionResult, ExecuteError> {
         request.validate().map_err(ExecuteError::InvalidRequest)?;
-        let (result, failure_source) = self.run_turn(&request, &options).await;
+        let (result, failure_source) = self.run_turn(request, &options).await;
         let end = turn_end(&result, failure_source.as_deref());
         let context = request.context.at(&result.completed_at);
         self.kernel.record_turn_end(&context, &end).await;
@@ -152,6 +165,7 @@ impl Executor {
             budget: RefCell::default(),
             active: Cell::new(true),
             in_flight: InFlight::default(),
+            stamped: RefCell::new(None),
         })
     }
 
@@ -197,8 +211,9 @@ impl Executor {
         let reach = kernel_op(turn, async move { kernel.reach(&context, &hard).await }).await?;
         let (kernel, context, hard) = (turn.kernel.clone(), turn.context.clone(), turn.deadlines.hard().clone());
         let listed = kernel_op(turn, async move { kernel.list_tools(&context, &hard).await }).await?;
-        *turn.catalogue.borrow_mut() = Catalogue::effective(listed, &request.tools);
-        let visible = Rc::new(runtime_request(request, &turn.context, reach, &turn.catalogue.borrow()));
+        let (catalogue, tools) = Catalogue::effective(listed, &request.tools);
+        *turn.catalogue.borrow_mut() = catalogue;
+        let visible = Rc::new(runtime_request(request, &turn.context, reach, tools));
         let visible_tools = turn.catalogue.borrow().names();
         turn.events.emit(
             EventKind::TurnStarted,

@@ -149,7 +149,9 @@ fn round_trip(turn: &Rc<Turn>, call: ToolCall, step: Option<u64>, reply: Reply) 
     }
     let (ktx, krx) = oneshot::channel::<Result<ToolResult, KernelError>>();
     let kernel_turn = turn.clone();
-    let kernel_call = call.clone();
+    // Both halves read the call; neither changes it.
+    let call = Rc::new(call);
+    let kernel_call = Rc::clone(&call);
     let context = turn.context_now();
     turn.tasks.spawn(async move {
         let turn = kernel_turn;

@@ -20,30 +20,38 @@ use tokio::sync::Notify;
 /// The tool that makes an `escalate` outcome acceptable.
 pub const ESCALATION_TOOL: &str = "sharedos.escalate";
 
-/// The turn's effective catalogue, fixed once at opening.
+/// The turn's effective catalogue, fixed once at opening: each offered
+/// tool's name and whether a repeat of its call can add an effect. The
+/// definitions themselves go to the runtime's request.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Catalogue {
-    pub(crate) tools: Vec<ToolDefinition>,
+    entries: Vec<(String, bool)>,
 }
 
 impl Catalogue {
-    /// Kernel-listed definitions whose names were requested, in kernel order.
-    pub(crate) fn effective(listed: Vec<ToolDefinition>, requested: &[ToolDefinition]) -> Catalogue {
+    /// Kernel-listed definitions whose names were requested, in kernel
+    /// order, and the catalogue of their names.
+    pub(crate) fn effective(
+        listed: Vec<ToolDefinition>,
+        requested: &[ToolDefinition],
+    ) -> (Catalogue, Vec<ToolDefinition>) {
         let names: BTreeSet<&str> = requested.iter().map(|t| t.name.as_str()).collect();
-        Catalogue { tools: listed.into_iter().filter(|t| names.contains(t.name.as_str())).collect() }
+        let tools: Vec<ToolDefinition> = listed.into_iter().filter(|t| names.contains(t.name.as_str())).collect();
+        let entries = tools.iter().map(|t| (t.name.clone(), t.is_repeatable())).collect();
+        (Catalogue { entries }, tools)
     }
 
     pub(crate) fn offers(&self, name: &str) -> bool {
-        self.tools.iter().any(|t| t.name == name)
+        self.entries.iter().any(|(offered, _)| offered == name)
     }
 
     /// A call to `name` cannot add an effect when repeated (read or idempotent).
     pub(crate) fn repeatable(&self, name: &str) -> bool {
-        self.tools.iter().any(|t| t.name == name && t.is_repeatable())
+        self.entries.iter().any(|(offered, repeatable)| offered == name && *repeatable)
     }
 
     pub(crate) fn names(&self) -> Vec<String> {
-        self.tools.iter().map(|t| t.name.clone()).collect()
+        self.entries.iter().map(|(name, _)| name.clone()).collect()
     }
 }
 
@@ -108,12 +116,24 @@ pub(crate) struct Turn {
     pub(crate) budget: RefCell<Budget>,
     pub(crate) active: Cell<bool>,
     pub(crate) in_flight: InFlight,
+    /// The context last stamped by [`Turn::context_now`], reused while the
+    /// clock reads the same instant.
+    pub(crate) stamped: RefCell<Option<Rc<AccessContext>>>,
 }
 
 impl Turn {
     /// The execution context at the clock's current instant.
-    pub(crate) fn context_now(&self) -> AccessContext {
-        self.context.at(&self.clock.now())
+    pub(crate) fn context_now(&self) -> Rc<AccessContext> {
+        let now = self.clock.now();
+        let mut stamped = self.stamped.borrow_mut();
+        match &*stamped {
+            Some(context) if context.now == now => Rc::clone(context),
+            _ => {
+                let context = Rc::new(AccessContext { now, ..self.context.clone() });
+                *stamped = Some(Rc::clone(&context));
+                context
+            }
+        }
     }
 
     /// Whether the host still takes calls: open, and the hard signal quiet.

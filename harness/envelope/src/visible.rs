@@ -2,7 +2,6 @@
 //! the turn's limits, and the narrowed request a runtime is shown.
 
 use crate::options::ExecutorOptions;
-use crate::turn::Catalogue;
 use serde_json::Value;
 use sharedos_model::access::{AccessContext, Reach, RuntimeVisibleContext};
 use sharedos_model::codes::ReasonCode;
@@ -38,12 +37,12 @@ pub fn resolve_limits(request: &ExecutionRequest, options: &ExecutorOptions) -> 
 }
 
 /// The request with the context narrowed and the tools replaced by the
-/// effective catalogue.
+/// effective catalogue's definitions.
 pub(crate) fn runtime_request(
     request: &ExecutionRequest,
     context: &AccessContext,
     reach: Reach,
-    catalogue: &Catalogue,
+    tools: Vec<ToolDefinition>,
 ) -> RuntimeTurnRequest {
     RuntimeTurnRequest {
         version: request.version.clone(),
@@ -56,10 +55,10 @@ pub(crate) fn runtime_request(
             purpose: context.purpose.clone(),
             trace_id: context.trace_id.clone(),
             now: context.now.clone(),
-            reach: narrow_reach(reach, &catalogue.tools),
+            reach: narrow_reach(reach, &tools),
         },
         message: request.message.clone(),
-        tools: catalogue.tools.clone(),
+        tools,
         state: request.state.clone(),
         options: request.options.clone(),
         metadata: request.metadata.clone(),

@@ -1,4 +1,4 @@
-//! The envelope's own audit: E96–E100 and E102 (envelope side).
+//! The envelope's own audit: E96–E102 (E101 over the reference kernel).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -9,7 +9,7 @@ use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::{complete, escalate, fail, RuntimeFailure};
 use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::address::Address;
-use sharedos_model::audit::Source;
+use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;
@@ -163,4 +163,31 @@ async fn e102_the_catalogue_is_listed_once_per_turn_and_calls_use_it() {
     assert_eq!(kernel.op_count("invoke:"), 3);
     // Each call carries the operation instant.
     assert!(kernel.invoke_contexts.borrow().iter().all(|c| c.trace_id == TRACE && c.now.starts_with("2026-01-01")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn e101_authority_admission_and_catalogue_records_share_one_authority_hash() {
+    let world = support::reference::Reference::new();
+    // A second load in the turn would see the store without grant-read, and
+    // so name another snapshot.
+    world.fixtures.grant_source.after_loads(1, |source| {
+        source.revoke("grant-read", sharedos_kernel::world::constants::NOW);
+    });
+    let p = plugin(|_r, _h, _s| async move { Ok(complete(Value::Null)) });
+    assert_eq!(world.run(p, 1).await.status, ExecutionStatus::Succeeded);
+    let trail = world.trail(1);
+    let hashes = |kind: AuditType| -> Vec<Option<String>> {
+        trail.iter().filter(|e| e.kind == kind).map(|e| e.authority_hash.clone()).collect()
+    };
+    let resolved = hashes(AuditType::AuthorityResolved);
+    assert_eq!(resolved.len(), 1, "the turn loaded its authority once");
+    assert!(resolved[0].is_some());
+    let admission: Vec<Option<String>> = trail
+        .iter()
+        .filter(|e| e.kind == AuditType::AuthorizationChecked)
+        .filter(|e| e.resource.as_ref().is_some_and(|r| r.namespace == "sharedos.execution"))
+        .map(|e| e.authority_hash.clone())
+        .collect();
+    assert_eq!(admission, resolved);
+    assert_eq!(hashes(AuditType::ToolCatalogListed), resolved);
 }

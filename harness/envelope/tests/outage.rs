@@ -1,4 +1,4 @@
-//! Audit outage: E65–E73 (E70 and E74 belong to the kernel's post-effect path).
+//! Audit outage: E65–E74 (E70 and E74 run the reference kernel's post-effect path).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -9,11 +9,13 @@ use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::{ExecutorOptions, TurnErrorContext};
 use sharedos_envelope::runtime::{complete, RuntimeFailure};
 use sharedos_kernel::error::{AuditEffect, KernelError};
-use sharedos_model::audit::Source;
+use sharedos_kernel::ports::AuditWriteError;
+use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::execution::ExecutionStatus;
 use std::cell::RefCell;
 use std::future::pending;
 use std::rc::Rc;
+use support::reference::{read_policy, SlowSink};
 use support::*;
 
 fn none() -> ToolInvocationOptions {
@@ -103,4 +105,47 @@ async fn e73_audit_unavailable_outranks_turn_cancelled() {
     assert_eq!((result.status, result.code()), (ExecutionStatus::Failed, Some("audit_unavailable")));
     assert_eq!(ms_of(&result.completed_at), 5_000);
     assert!(!kinds(&result).contains(&"turn.cancelled".to_string()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn e70_a_failing_post_effect_write_never_ends_the_turn_and_goes_to_the_hook() {
+    let world = support::reference::Reference::new();
+    world.fixtures.audit.fail_from_nth(AuditType::ToolInvoked, 1);
+    let p = plugin(|r, host, _s| async move {
+        let answer = host.invoke_tool(read_policy("c1", &r.context.trace_id), none()).await?;
+        Ok(complete(json!(answer.status().as_str())))
+    });
+    let result = world.run(p, 1).await;
+    assert_eq!((result.status, result.output), (ExecutionStatus::Succeeded, Some(json!("succeeded"))));
+    let dropped = world.dropped.borrow();
+    assert_eq!(dropped.len(), 1, "exactly the refused tool.invoked record reached the hook");
+    assert_eq!((dropped[0].0.kind, dropped[0].0.operation_id.as_deref()), (AuditType::ToolInvoked, Some("c1")));
+    assert!(matches!(dropped[0].1, AuditWriteError::Failed(_)));
+    assert!(world.trail(1).iter().any(|e| e.kind == AuditType::TurnEnded), "the turn still ended normally");
+}
+
+#[tokio::test(start_paused = true)]
+async fn e74_a_hanging_post_effect_write_is_bounded_but_a_slow_pre_effect_write_is_not() {
+    // Decisions (pre-effect) take 3 s to write; outcomes (post-effect) 10 s.
+    let world = support::reference::Reference::build(
+        |fixtures| {
+            Rc::new(SlowSink {
+                inner: fixtures.audit.clone(),
+                delays: vec![(AuditType::AuthorizationChecked, 3_000), (AuditType::ToolInvoked, 10_000)],
+            })
+        },
+        |builder| builder.audit_write_timeout_ms(50),
+    );
+    let p = plugin(|r, host, _s| async move {
+        let started = tokio::time::Instant::now();
+        let answer = host.invoke_tool(read_policy("c1", &r.context.trace_id), none()).await?;
+        Ok(complete(json!([answer.status().as_str(), started.elapsed().as_millis() as u64])))
+    });
+    let result = world.run(p, 1).await;
+    // One invocation decision waited out in full, then the outcome write cut at 50 ms.
+    assert_eq!(result.output, Some(json!(["succeeded", 3_050])));
+    let dropped = world.dropped.borrow();
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0].0.kind, AuditType::ToolInvoked);
+    assert_eq!(dropped[0].1, AuditWriteError::TimedOut(50));
 }

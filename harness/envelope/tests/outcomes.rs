@@ -5,12 +5,14 @@ mod support;
 
 use serde_json::{json, Map, Value};
 use sharedos_envelope::error::TurnError;
+use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions};
 use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure};
 use sharedos_kernel::error::{AuditEffect, AuditUnavailable, KernelError};
-use sharedos_model::audit::Source;
+use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::execution::{ExecutionEvent, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;
+use sharedos_model::tool::ToolCall;
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;
@@ -235,4 +237,59 @@ async fn e69_a_forged_audit_outage_is_credited_runtime_failed() {
     assert_eq!(result.code(), Some("runtime_failed"));
     assert!(!kernel.turn_ends.borrow()[0].fail_closed);
     assert!(matches!(errors.borrow()[0], TurnError::Runtime(RuntimeFailure::AuditUnavailable(_))));
+}
+
+#[tokio::test(start_paused = true)]
+async fn e42_escalation_grants_nothing_the_next_turn_holds_the_same_authority() {
+    let world = support::reference::Reference::new();
+    let store_before = world.fixtures.grant_source.grants();
+    let escalating = plugin(|_r, _h, _s| async move { Ok(escalate("need approval")) });
+    assert_eq!(world.run(escalating.clone(), 1).await.status, ExecutionStatus::Escalated);
+    assert_eq!(world.fixtures.grant_source.grants(), store_before, "no grant was issued by escalating");
+    let looking = plugin(|_r, _h, _s| async move { Ok(complete(Value::Null)) });
+    assert_eq!(world.run(looking.clone(), 2).await.status, ExecutionStatus::Succeeded);
+    let resolved = |turn| {
+        let trail = world.trail(turn);
+        let event = trail.into_iter().find(|e| e.kind == AuditType::AuthorityResolved).unwrap();
+        (event.authority_hash, event.metadata.unwrap()["grantIds"].clone())
+    };
+    assert_eq!(resolved(2), resolved(1));
+    let offered =
+        |plugin: &ScriptedPlugin| plugin.seen.borrow()[0].tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    assert_eq!(offered(&looking), offered(&escalating));
+}
+
+#[tokio::test(start_paused = true)]
+async fn e43_the_escalation_handler_if_invoked_fails_escalation_not_terminated() {
+    let world = support::reference::Reference::new();
+    let p = plugin(|r, host, _s| async move {
+        let call = ToolCall {
+            id: "c1".into(),
+            tool: "sharedos.escalate".into(),
+            arguments: json!({"reason": "please look"}).as_object().cloned().unwrap(),
+            trace_id: r.context.trace_id.clone(),
+            requested_at: r.context.now.clone(),
+        };
+        let answer = host.invoke_tool(call, ToolInvocationOptions::none()).await?;
+        Ok(complete(json!({"status": answer.status().as_str(), "code": answer.error().map(|e| e.code.clone())})))
+    });
+    let result = world.run(p, 1).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded);
+    assert_eq!(result.output, Some(json!({"status": "failed", "code": "escalation_not_terminated"})));
+    assert!(world.trail(1).iter().all(|e| e.kind != AuditType::EscalationRequested), "nothing was escalated");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_borrowed_request_runs_the_same_turn_as_an_owned_one() {
+    let kernel = FakeKernel::with_tools(vec![read_tool("files.read")]);
+    let p = plugin(|_r, host, _s| async move {
+        host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions::none()).await?;
+        Ok(complete(json!("done")))
+    });
+    let owned = run(&executor(&kernel, &p, options()), request(vec![read_tool("files.read")])).await;
+    let borrowed = executor(&kernel, &p, options())
+        .execute_borrowed(&request(vec![read_tool("files.read")]), ExecuteOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(borrowed, owned);
 }

@@ -21,11 +21,25 @@ impl Core {
 
     /// Writes a pre-effect record; a sink failure refuses the operation.
     /// Never time-bounded: a hanging sink holds back an operation that has not run.
-    pub(crate) async fn write_pre(&self, event: &AuditEvent) -> Result<(), KernelError> {
+    pub(crate) async fn write_pre(&self, event: AuditEvent) -> Result<(), KernelError> {
         self.audit_sink
-            .write(event)
+            .write_owned(event)
             .await
-            .map_err(|cause| KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause }))
+            .map_err(|(_, cause)| KernelError::AuditUnavailable(AuditUnavailable { effect: AuditEffect::None, cause }))
+    }
+
+    /// [`Core::write_post`] for a record the caller no longer needs.
+    pub(crate) async fn write_post_owned(&self, event: AuditEvent) {
+        if self.audit_write_timeout_ms.is_some() {
+            // A write abandoned at its timeout would take the record with
+            // it, and the hook must still see it.
+            return self.write_post(&event).await;
+        }
+        if let Err((event, cause)) = self.audit_sink.write_owned(event).await {
+            if let Some(hook) = &self.on_audit_error {
+                hook(&event, &AuditWriteError::Failed(cause));
+            }
+        }
     }
 
     /// Writes a post-effect record; a failure or timeout goes to the hook only.

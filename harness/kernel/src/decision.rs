@@ -6,7 +6,7 @@ use crate::error::KernelError;
 use crate::kernel::Core;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::ResolvedAuthority;
-use sharedos_authz::authorizer::{Explanation, Matcher, Question};
+use sharedos_authz::authorizer::{ChainMemo, Explanation, Matcher, Question};
 use sharedos_model::access::AccessContext;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::capability::{Decision, Requirement};
@@ -29,14 +29,18 @@ pub(crate) struct Ask<'a> {
 impl Core {
     /// Decides without recording (listing discovery).
     pub(crate) fn decide(&self, authority: &ResolvedAuthority, ask: &Ask<'_>) -> (Decision, Explanation) {
-        let question = Question {
-            requirement: ask.requirement,
-            matcher: ask.matcher,
-            consume: ask.consume,
-            operation_at: Some(&ask.context.now),
-            describe_missing: ask.matcher == Matcher::Invocation,
-        };
-        self.authorizer.decide(authority, question)
+        self.authorizer.decide(authority, question(ask))
+    }
+
+    /// [`Core::decide`] for one of several decisions made back to back
+    /// (nothing awaited in between), sharing their chain walks.
+    pub(crate) fn decide_in(
+        &self,
+        authority: &ResolvedAuthority,
+        ask: &Ask<'_>,
+        memo: &ChainMemo,
+    ) -> (Decision, Explanation) {
+        self.authorizer.decide_in_batch(authority, question(ask), memo)
     }
 
     /// Decides and writes `authorization.checked`.
@@ -74,7 +78,18 @@ impl Core {
             }
         }
         event.metadata = decision_metadata(decision, explanation);
-        self.write_pre(&event).await
+        self.write_pre(event).await
+    }
+}
+
+/// The authorizer's question for `ask`, at the live context's instant.
+fn question<'a>(ask: &Ask<'a>) -> Question<'a> {
+    Question {
+        requirement: ask.requirement,
+        matcher: ask.matcher,
+        consume: ask.consume,
+        operation_at: Some(&ask.context.now),
+        describe_missing: ask.matcher == Matcher::Invocation,
     }
 }
 

@@ -35,10 +35,10 @@ struct CallRecord {
     fail_closed: bool,
 }
 
-/// The call as it moves through the steps: copies of the inputs, and what is known.
+/// The call as it moves through the steps: the inputs, and what is known.
 struct Call<'a> {
-    context: AccessContext,
-    call: ToolCall,
+    context: &'a AccessContext,
+    call: &'a ToolCall,
     signal: &'a AbortSignal,
     record: CallRecord,
 }
@@ -72,13 +72,13 @@ impl Kernel {
         signal: &AbortSignal,
     ) -> Result<ToolResult, KernelError> {
         check_abort(signal)?;
-        let mut c = Call { context: context.clone(), call: call.clone(), signal, record: CallRecord::default() };
+        let mut c = Call { context, call, signal, record: CallRecord::default() };
         // 1. The call must belong to the context's trace.
         if c.call.trace_id != c.context.trace_id {
             return Ok(self.refuse(&c, ToolStatus::Denied, ReasonCode::TraceMismatch).await);
         }
         // 2. Authority: the turn's lease, or loaded now.
-        let state = self.turn_state(&c.context, signal).await?;
+        let state = self.turn_state(c.context, signal).await?;
         c.record.catalog_hash = state.catalog_hash();
         let authority = match &*state.authority {
             AuthorityResolution::Resolved(authority) => authority,
@@ -87,7 +87,7 @@ impl Kernel {
             }
         };
         // 3. The effective registry (held per turn).
-        let Ok(registry) = self.registry(&state, &c.context, signal).await else {
+        let Ok(registry) = self.registry(&state, c.context, signal).await else {
             return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::ToolCatalogUnavailable).await);
         };
         // 4. Registered?
@@ -103,7 +103,7 @@ impl Kernel {
         // 6. Discoverable at the declared ceiling?
         let declared = handler.definition().required_capability.clone();
         let ask = Ask {
-            context: &c.context,
+            context: c.context,
             requirement: &declared,
             matcher: Matcher::Discovery,
             consume: false,
@@ -130,12 +130,12 @@ impl Kernel {
     ) -> Result<ToolResult, KernelError> {
         // 7. The tool's own parser; its output is frozen as the parsed call.
         let parsed = match handler.parse_arguments(&c.call.arguments) {
-            Ok(arguments) => ParsedCall::new(&c.call, arguments),
+            Ok(arguments) => ParsedCall::new(c.call, arguments),
             Err(_) => return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::InvalidToolArguments).await),
         };
         let _prepared = PreparedCleanup { core: &self.core, key: MessageRequestTool::key(&parsed) };
         // 8. The exact requirement, from the parsed call.
-        let requirement = match handler.resolve_requirement(&c.context, &parsed) {
+        let requirement = match handler.resolve_requirement(c.context, &parsed) {
             None => declared.clone(),
             Some(Ok(requirement)) => requirement,
             Some(Err(_)) => {
@@ -146,7 +146,7 @@ impl Kernel {
         // 9. World boundary first: a foreign owner is a recorded denial.
         if requirement.resource.owner.as_ref().is_some_and(|owner| owner != &c.context.owner) {
             let ask = Ask {
-                context: &c.context,
+                context: c.context,
                 requirement: &requirement,
                 matcher: Matcher::Invocation,
                 consume: false,
@@ -157,12 +157,12 @@ impl Kernel {
             return Ok(self.refuse(&c, ToolStatus::Denied, code).await);
         }
         // 10. The tool may not escape its own declaration; no grant is consulted.
-        if !within_ceiling(&declared, &requirement, &c.context) {
+        if !within_ceiling(&declared, &requirement, c.context) {
             return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::InvalidToolRequirement).await);
         }
         // 11. The exact requirement, consuming.
         let ask = Ask {
-            context: &c.context,
+            context: c.context,
             requirement: &requirement,
             matcher: Matcher::Invocation,
             consume: true,
@@ -175,7 +175,7 @@ impl Kernel {
         }
         // 12. Enter the port; a call stopped before this point writes nothing more.
         check_abort(c.signal)?;
-        let outcome = handler.invoke(&c.context, &parsed, c.signal).await;
+        let outcome = handler.invoke(c.context, &parsed, c.signal).await;
         let message_cause = self.core.message_causes.borrow_mut().remove(&c.call.id);
         self.settle(c, outcome, message_cause).await
     }
@@ -236,7 +236,7 @@ impl Kernel {
 
     /// A kernel refusal: the result, and its `tool.invoked` record.
     async fn refuse(&self, c: &Call<'_>, status: ToolStatus, code: ReasonCode) -> ToolResult {
-        let result = ToolResult::refusal(&c.call, status, code.as_str(), message_for(code), &c.context.now);
+        let result = ToolResult::refusal(c.call, status, code.as_str(), message_for(code), &c.context.now);
         self.write_invoked(
             c,
             outcome_of(status),
@@ -248,11 +248,11 @@ impl Kernel {
     }
 
     async fn write_invoked(&self, c: &Call<'_>, outcome: AuditOutcome, reason: Option<String>, fail_closed: bool) {
-        let mut event = self.core.event(&c.context, AuditType::ToolInvoked, outcome);
+        let mut event = self.core.event(c.context, AuditType::ToolInvoked, outcome);
         event.operation_id = Some(c.call.id.clone());
         event.tool = Some(c.call.tool.clone());
         if let Some(requirement) = &c.record.requirement {
-            with_requirement(&mut event, requirement, &c.context);
+            with_requirement(&mut event, requirement, c.context);
         }
         event.grant_id = c.record.grant_id.clone();
         event.reason = reason;
@@ -262,7 +262,7 @@ impl Kernel {
             event.fail_closed = Some(true);
         }
         event.metadata = catalog_metadata(c.record.catalog_hash.as_deref());
-        self.core.write_post(&event).await;
+        self.core.write_post_owned(event).await;
     }
 }
 

@@ -11,7 +11,7 @@ use crate::port::TurnScope;
 use crate::registry::Registry;
 use crate::signal::AbortSignal;
 use serde_json::{json, Map, Value};
-use sharedos_authz::authority::{resolve_authority, AuthorityResolution, PolicyState};
+use sharedos_authz::authority::{resolve_authority, resolve_typed_authority, AuthorityResolution, PolicyState};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditOutcome, AuditType};
@@ -55,6 +55,18 @@ impl TurnKey {
             turn_id: context.turn_id.clone(),
         }
     }
+
+    /// Whether `context` has this key (without building one).
+    #[must_use]
+    pub fn matches(&self, context: &AccessContext) -> bool {
+        self.trace_id == context.trace_id
+            && self.turn_id == context.turn_id
+            && self.namespace_id == context.namespace_id
+            && self.actor == context.actor
+            && self.authority == context.authority
+            && self.owner == context.owner
+            && self.purpose == context.purpose
+    }
 }
 
 /// What one lease holds.
@@ -82,9 +94,10 @@ impl LeaseTable {
         self.entries.borrow().len()
     }
 
-    /// The open lease for `key`, if any.
-    pub(crate) fn get(&self, key: &TurnKey) -> Option<Rc<LeaseEntry>> {
-        self.entries.borrow().get(key).cloned()
+    /// The open lease for `context`'s turn key, if any. Few leases are
+    /// open at once, so a scan beats building a key to hash.
+    pub(crate) fn find(&self, context: &AccessContext) -> Option<Rc<LeaseEntry>> {
+        self.entries.borrow().iter().find(|(key, _)| key.matches(context)).map(|(_, entry)| Rc::clone(entry))
     }
 
     /// Takes one reference, registering a pending lease if none exists.
@@ -186,7 +199,7 @@ impl Kernel {
         context: &AccessContext,
         signal: &AbortSignal,
     ) -> Result<TurnState, KernelError> {
-        if let Some(entry) = self.leases.get(&TurnKey::of(context)) {
+        if let Some(entry) = self.leases.find(context) {
             let core = &self.core;
             let authority = Rc::clone(entry.authority.get_or_try_init(|| load_authority(core, context, signal)).await?);
             return Ok(TurnState { authority, lease: Some(entry) });
@@ -194,6 +207,12 @@ impl Kernel {
         let authority = load_authority(&self.core, context, signal).await?;
         Ok(TurnState { authority, lease: None })
     }
+}
+
+/// What the grant source answered, as JSON material or as typed grants.
+enum Loaded {
+    Json(Result<Value, String>),
+    Typed(Result<Vec<sharedos_model::capability::Grant>, String>),
 }
 
 /// Loads grants and policy together, resolves them, and writes the one
@@ -204,7 +223,12 @@ async fn load_authority(
     signal: &AbortSignal,
 ) -> Result<Rc<AuthorityResolution>, KernelError> {
     check_abort(signal)?;
-    let grants = core.grant_source.load(context, signal);
+    let grants = async {
+        match core.grant_source.load_typed(context, signal) {
+            Some(typed) => Loaded::Typed(typed.await),
+            None => Loaded::Json(core.grant_source.load(context, signal).await),
+        }
+    };
     let policy = async {
         match &core.policy_source {
             None => PolicyState::Absent,
@@ -216,8 +240,11 @@ async fn load_authority(
     };
     let (loaded, policy) = futures::join!(grants, policy);
     check_abort(signal)?;
-    let resolution = resolve_authority(context, loaded, policy);
-    core.write_pre(&resolved_event(core, context, &resolution)).await?;
+    let resolution = match loaded {
+        Loaded::Json(material) => resolve_authority(context, material, policy),
+        Loaded::Typed(grants) => resolve_typed_authority(context, grants, policy),
+    };
+    core.write_pre(resolved_event(core, context, &resolution)).await?;
     Ok(Rc::new(resolution))
 }
 

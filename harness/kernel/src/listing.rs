@@ -7,15 +7,16 @@ use crate::error::KernelError;
 use crate::kernel::Kernel;
 use crate::lease::check_abort;
 use crate::signal::AbortSignal;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, PolicyState, ResolvedAuthority};
-use sharedos_authz::authorizer::Matcher;
+use sharedos_authz::authorizer::{ChainMemo, Matcher};
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::tagged_hash;
 use sharedos_model::capability::Requirement;
 use sharedos_model::codes::ReasonCode;
-use sharedos_model::tool::ToolDefinition;
+use sharedos_model::tool::{ToolAnnotations, ToolDefinition};
 
 /// The domain tag of catalogue hashes.
 pub const CATALOG_HASH_TAG: &str = "sharedos/catalog/v1";
@@ -27,26 +28,32 @@ pub const CATALOG_HASH_TAG: &str = "sharedos/catalog/v1";
 /// # Errors
 /// Only when a definition cannot be serialised, which well-formed JSON cannot cause.
 pub fn catalog_hash(tools: &[ToolDefinition]) -> Result<String, KernelError> {
-    let mut projection: Vec<Value> = tools
+    /// The model-facing projection of one tool, borrowed from its definition.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Projection<'a> {
+        name: &'a str,
+        description: &'a str,
+        input_schema: &'a Map<String, Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        output_schema: Option<&'a Map<String, Value>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<&'a ToolAnnotations>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'a Map<String, Value>>,
+    }
+    let mut projection: Vec<Projection<'_>> = tools
         .iter()
-        .map(|tool| {
-            let mut entry = Map::new();
-            entry.insert("name".into(), Value::from(tool.name.clone()));
-            entry.insert("description".into(), Value::from(tool.description.clone()));
-            entry.insert("inputSchema".into(), Value::Object(tool.input_schema.clone()));
-            if let Some(schema) = &tool.output_schema {
-                entry.insert("outputSchema".into(), Value::Object(schema.clone()));
-            }
-            if let Some(annotations) = &tool.annotations {
-                entry.insert("annotations".into(), json!(annotations));
-            }
-            if let Some(metadata) = &tool.metadata {
-                entry.insert("metadata".into(), Value::Object(metadata.clone()));
-            }
-            Value::Object(entry)
+        .map(|tool| Projection {
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: &tool.input_schema,
+            output_schema: tool.output_schema.as_ref(),
+            annotations: tool.annotations.as_ref(),
+            metadata: tool.metadata.as_ref(),
         })
         .collect();
-    projection.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    projection.sort_by(|a, b| a.name.cmp(b.name));
     tagged_hash(CATALOG_HASH_TAG, &projection).map_err(|e| KernelError::Port(e.to_string()))
 }
 
@@ -78,6 +85,7 @@ impl Kernel {
         let mut listed = Vec::new();
         let mut withheld = 0_usize;
         let mut fail_closed = false;
+        let memo = ChainMemo::new();
         for handler in registry.handlers() {
             let definition = handler.definition();
             if !context.enabled_tool_namespaces.contains(&definition.namespace) {
@@ -91,7 +99,7 @@ impl Kernel {
                 consume: false,
                 operation_id: None,
             };
-            let (decision, _) = self.core.decide(authority, &ask);
+            let (decision, _) = self.core.decide_in(authority, &ask, &memo);
             if decision.allowed {
                 listed.push(definition.clone());
             } else {
@@ -107,7 +115,7 @@ impl Kernel {
             event.fail_closed = Some(true);
         }
         event.metadata = Some(listing_metadata(&hash, context, policy_version(authority), withheld));
-        self.core.write_pre(&event).await?;
+        self.core.write_pre(event).await?;
         if let Some(lease) = &state.lease {
             *lease.catalog_hash.borrow_mut() = Some(hash);
         }
@@ -121,7 +129,7 @@ impl Kernel {
         event.fail_closed = Some(true);
         event.source = Some(Source::Kernel);
         event.metadata = Some(listing_metadata(&catalog_hash(&[])?, context, None, 0));
-        self.core.write_pre(&event).await
+        self.core.write_pre(event).await
     }
 
     /// What the turn's authority reaches: per grant capability, the actions a
@@ -143,6 +151,7 @@ impl Kernel {
 
     fn compute_reach(&self, context: &AccessContext, authority: &ResolvedAuthority) -> Reach {
         let mut reach = Vec::new();
+        let memo = ChainMemo::new();
         for grant in &authority.grants {
             for capability in &grant.capabilities {
                 let mut actions = Vec::new();
@@ -155,7 +164,7 @@ impl Kernel {
                         consume: false,
                         operation_id: None,
                     };
-                    let (decision, _) = self.core.decide(authority, &ask);
+                    let (decision, _) = self.core.decide_in(authority, &ask, &memo);
                     if decision.reason_code == ReasonCode::UsageStoreUnavailable {
                         return Reach::Unavailable { reason_code: decision.reason_code.as_str().to_string() };
                     }

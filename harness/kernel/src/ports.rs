@@ -10,6 +10,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::audit::AuditEvent;
+use sharedos_model::capability::Grant;
 use sharedos_model::capability::Requirement;
 use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
@@ -26,6 +27,20 @@ pub trait GrantSource {
         context: &'a AccessContext,
         signal: &'a AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, String>>;
+
+    /// The same load answered with typed grants, for a source that keeps
+    /// well-formed grants and so can spare the kernel a JSON round trip.
+    /// It must stand for exactly one call of [`GrantSource::load`] and
+    /// answer what that call's material parses to. `None` (the default)
+    /// sends the kernel to `load`.
+    fn load_typed<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        signal: &'a AbortSignal,
+    ) -> Option<LocalBoxFuture<'a, Result<Vec<Grant>, String>>> {
+        let _ = (context, signal);
+        None
+    }
 }
 
 /// Loads the host policy a turn's ceiling decisions see (optional port).
@@ -42,6 +57,18 @@ pub trait PolicySource {
 pub trait AuditSink {
     /// Writes one record; `Err` means the sink threw.
     fn write<'a>(&'a self, event: &'a AuditEvent) -> LocalBoxFuture<'a, Result<(), String>>;
+
+    /// Writes one record the caller hands over, so a sink that keeps records
+    /// can store it without a copy. `Err` gives the record back with why the
+    /// sink threw. The default writes through [`AuditSink::write`].
+    fn write_owned<'a>(&'a self, event: AuditEvent) -> LocalBoxFuture<'a, Result<(), (AuditEvent, String)>> {
+        Box::pin(async move {
+            match self.write(&event).await {
+                Ok(()) => Ok(()),
+                Err(why) => Err((event, why)),
+            }
+        })
+    }
 }
 
 /// A call after its arguments passed the tool's own parser: the frozen value

@@ -4,7 +4,6 @@
 use crate::error::KernelError;
 use crate::invoke::catalog_metadata;
 use crate::kernel::Kernel;
-use crate::lease::TurnKey;
 use crate::port::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
 use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
@@ -46,7 +45,7 @@ impl Kernel {
         if end.fail_closed {
             event.fail_closed = Some(true);
         }
-        self.core.write_post(&event).await;
+        self.core.write_post_owned(event).await;
     }
 
     /// Writes `tool.invoked` for a call the envelope refused (`source: envelope`).
@@ -60,9 +59,9 @@ impl Kernel {
         if ReasonCode::parse(&refused.reason_code).is_some_and(ReasonCode::is_fail_closed) {
             event.fail_closed = Some(true);
         }
-        let hash = self.leases.get(&TurnKey::of(context)).and_then(|lease| lease.catalog_hash.borrow().clone());
+        let hash = self.leases.find(context).and_then(|lease| lease.catalog_hash.borrow().clone());
         event.metadata = catalog_metadata(hash.as_deref());
-        self.core.write_post(&event).await;
+        self.core.write_post_owned(event).await;
     }
 }
 

@@ -1,7 +1,7 @@
 //! The trusted, host-built access context and the narrower view a runtime sees.
 
 use crate::address::Address;
-use crate::validate::{self, child, Validate, ValidationError};
+use crate::validate::{self, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -41,18 +41,20 @@ impl AccessContext {
 
 impl Validate for AccessContext {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.namespace_id, &child(p, "namespaceId"))?;
-        validate::bounded_text(&self.purpose, 512, &child(p, "purpose"))?;
-        validate::identifier(&self.trace_id, &child(p, "traceId"))?;
-        let namespaces = child(p, "enabledToolNamespaces");
-        validate::length(self.enabled_tool_namespaces.len(), 0, 256, &namespaces)?;
-        validate::unique(&self.enabled_tool_namespaces, &namespaces)?;
-        for (i, ns) in self.enabled_tool_namespaces.iter().enumerate() {
-            validate::identifier(ns, &validate::index(&namespaces, i))?;
-        }
-        validate::timestamp(&self.now, &child(p, "now"))?;
+        validate::within(p, "namespaceId", |at| validate::identifier(&self.namespace_id, at))?;
+        validate::within(p, "purpose", |at| validate::bounded_text(&self.purpose, 512, at))?;
+        validate::within(p, "traceId", |at| validate::identifier(&self.trace_id, at))?;
+        validate::within(p, "enabledToolNamespaces", |namespaces| {
+            validate::length(self.enabled_tool_namespaces.len(), 0, 256, namespaces)?;
+            validate::unique(&self.enabled_tool_namespaces, namespaces)?;
+            for (i, ns) in self.enabled_tool_namespaces.iter().enumerate() {
+                validate::within_index(namespaces, i, |at| validate::identifier(ns, at))?;
+            }
+            Ok(())
+        })?;
+        validate::within(p, "now", |at| validate::timestamp(&self.now, at))?;
         if let Some(turn_id) = &self.turn_id {
-            validate::identifier(turn_id, &child(p, "turnId"))?;
+            validate::within(p, "turnId", |at| validate::identifier(turn_id, at))?;
         }
         Ok(())
     }

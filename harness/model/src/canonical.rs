@@ -12,16 +12,22 @@ use sha2::{Digest, Sha256};
 /// # Errors
 /// When the value cannot be represented as JSON (non-finite numbers, maps
 /// with non-string keys).
-pub fn canonical_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, CanonicalError> {
-    serde_json_canonicalizer::to_vec(value).map_err(|e| CanonicalError(e.to_string()))
+pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CanonicalError> {
+    match crate::jcs::write(value) {
+        Ok(canonical) => Ok(canonical.into_bytes()),
+        // The streaming writer declines what it does not handle itself
+        // (floats, huge integers, odd keys, errors); the reference decides those.
+        Err(_) => serde_json_canonicalizer::to_vec(&value).map_err(|e| CanonicalError(e.to_string())),
+    }
 }
 
 /// The canonical (RFC 8785) text of a serialisable value.
 ///
 /// # Errors
 /// As [`canonical_bytes`].
-pub fn canonical_string<T: Serialize>(value: &T) -> Result<String, CanonicalError> {
-    serde_json_canonicalizer::to_string(value).map_err(|e| CanonicalError(e.to_string()))
+pub fn canonical_string<T: Serialize + ?Sized>(value: &T) -> Result<String, CanonicalError> {
+    let bytes = canonical_bytes(value)?;
+    String::from_utf8(bytes).map_err(|e| CanonicalError(e.to_string()))
 }
 
 /// A value that has no canonical JSON form.
@@ -33,13 +39,27 @@ pub struct CanonicalError(pub String);
 ///
 /// # Errors
 /// As [`canonical_bytes`].
-pub fn tagged_hash<T: Serialize>(tag: &str, value: &T) -> Result<String, CanonicalError> {
-    let bytes = canonical_bytes(value)?;
+pub fn tagged_hash<T: Serialize + ?Sized>(tag: &str, value: &T) -> Result<String, CanonicalError> {
+    let Ok(canonical) = crate::jcs::write(value) else {
+        return Ok(tagged_hash_of_bytes(tag, &canonical_bytes(value)?));
+    };
     let mut hasher = Sha256::new();
     hasher.update(tag.as_bytes());
     hasher.update(b"\n");
-    hasher.update(&bytes);
+    canonical.emit(&mut |chunk| hasher.update(chunk));
     Ok(hex::encode(hasher.finalize()))
+}
+
+/// Lowercase hex SHA-256 over `tag`, a newline, and `canonical`, which the
+/// caller vouches are canonical bytes (e.g. from [`canonical_bytes`], kept
+/// to hash the same value under several tags or inside a larger value).
+#[must_use]
+pub fn tagged_hash_of_bytes(tag: &str, canonical: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(tag.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(canonical);
+    hex::encode(hasher.finalize())
 }
 
 /// True for 64 lowercase hex characters.

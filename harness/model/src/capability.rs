@@ -44,18 +44,17 @@ pub fn is_segment(segment: &str) -> bool {
 
 impl Validate for ResourceRef {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.namespace, &child(p, "namespace"))?;
-        let path = child(p, "path");
-        validate::length(self.path.len(), 0, 64, &path)?;
-        for (i, segment) in self.path.iter().enumerate() {
-            if !is_segment(segment) {
-                return Err(ValidationError::new(
-                    &index(&path, i),
+        validate::within(p, "namespace", |at| validate::identifier(&self.namespace, at))?;
+        validate::within(p, "path", |path| {
+            validate::length(self.path.len(), 0, 64, path)?;
+            match self.path.iter().position(|segment| !is_segment(segment)) {
+                None => Ok(()),
+                Some(i) => Err(ValidationError::new(
+                    &index(path, i),
                     "a path segment (1..256 characters, not padded, not . or .., no slashes or control characters)",
-                ));
+                )),
             }
-        }
-        Ok(())
+        })
     }
 }
 
@@ -83,7 +82,7 @@ pub struct Capability {
 
 impl Validate for Capability {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        self.resource.validate_at(&child(p, "resource"))?;
+        validate::within(p, "resource", |at| self.resource.validate_at(at))?;
         let actions = child(p, "actions");
         validate::length(self.actions.len(), 1, 64, &actions)?;
         for (i, action) in self.actions.iter().enumerate() {
@@ -127,10 +126,10 @@ impl Validate for Constraints {
             }
         }
         if let Some(t) = &self.not_before {
-            validate::timestamp(t, &child(p, "notBefore"))?;
+            validate::within(p, "notBefore", |at| validate::timestamp(t, at))?;
         }
         if let Some(t) = &self.expires_at {
-            validate::timestamp(t, &child(p, "expiresAt"))?;
+            validate::within(p, "expiresAt", |at| validate::timestamp(t, at))?;
         }
         if self.max_uses == Some(0) {
             return Err(ValidationError::new(&child(p, "maxUses"), "a positive integer"));
@@ -179,20 +178,22 @@ pub struct Grant {
 
 impl Validate for Grant {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.id, &child(p, "id"))?;
-        validate::identifier(&self.namespace_id, &child(p, "namespaceId"))?;
-        let caps = child(p, "capabilities");
-        validate::length(self.capabilities.len(), 1, 64, &caps)?;
-        for (i, capability) in self.capabilities.iter().enumerate() {
-            capability.validate_at(&index(&caps, i))?;
-        }
-        self.constraints.validate_at(&child(p, "constraints"))?;
-        validate::timestamp(&self.issued_at, &child(p, "issuedAt"))?;
+        validate::within(p, "id", |at| validate::identifier(&self.id, at))?;
+        validate::within(p, "namespaceId", |at| validate::identifier(&self.namespace_id, at))?;
+        validate::within(p, "capabilities", |caps| {
+            validate::length(self.capabilities.len(), 1, 64, caps)?;
+            for (i, capability) in self.capabilities.iter().enumerate() {
+                validate::within_index(caps, i, |at| capability.validate_at(at))?;
+            }
+            Ok(())
+        })?;
+        validate::within(p, "constraints", |at| self.constraints.validate_at(at))?;
+        validate::within(p, "issuedAt", |at| validate::timestamp(&self.issued_at, at))?;
         if let Some(t) = &self.revoked_at {
-            validate::timestamp(t, &child(p, "revokedAt"))?;
+            validate::within(p, "revokedAt", |at| validate::timestamp(t, at))?;
         }
         if let Some(parent) = &self.parent_grant_id {
-            validate::identifier(parent, &child(p, "parentGrantId"))?;
+            validate::within(p, "parentGrantId", |at| validate::identifier(parent, at))?;
             if parent == &self.id {
                 return Err(ValidationError::new(&child(p, "parentGrantId"), "a parent other than the grant itself"));
             }

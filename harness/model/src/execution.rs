@@ -6,7 +6,7 @@ use crate::address::Address;
 use crate::capability::CapabilityRequest;
 use crate::message::{MessageEnvelope, PROTOCOL_VERSION};
 use crate::tool::{ProtocolError, ToolDefinition};
-use crate::validate::{self, child, index, Validate, ValidationError};
+use crate::validate::{self, child, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -67,14 +67,16 @@ impl Validate for ExecutionRequest {
                 format!("the protocol version \"{PROTOCOL_VERSION}\""),
             ));
         }
-        validate::identifier(&self.execution_id, &child(p, "executionId"))?;
-        self.context.validate_at(&child(p, "context"))?;
-        self.message.validate_at(&child(p, "message"))?;
-        let tools = child(p, "tools");
-        validate::length(self.tools.len(), 0, 512, &tools)?;
-        for (i, tool) in self.tools.iter().enumerate() {
-            tool.validate_at(&index(&tools, i))?;
-        }
+        validate::within(p, "executionId", |at| validate::identifier(&self.execution_id, at))?;
+        validate::within(p, "context", |at| self.context.validate_at(at))?;
+        validate::within(p, "message", |at| self.message.validate_at(at))?;
+        validate::within(p, "tools", |tools| {
+            validate::length(self.tools.len(), 0, 512, tools)?;
+            for (i, tool) in self.tools.iter().enumerate() {
+                validate::within_index(tools, i, |at| tool.validate_at(at))?;
+            }
+            Ok(())
+        })?;
         if let Some(options) = &self.options {
             let at = child(p, "options");
             bounded_option(options.max_steps.map(u64::from), u64::from(MAX_STEPS), &child(&at, "maxSteps"))?;

@@ -18,6 +18,7 @@ pub mod capability;
 pub mod codes;
 pub mod execution;
 pub mod instant;
+mod jcs;
 pub mod message;
 pub mod record;
 pub mod tool;

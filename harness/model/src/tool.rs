@@ -71,14 +71,16 @@ impl ToolDefinition {
 
 impl Validate for ToolDefinition {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.name, &child(p, "name"))?;
+        validate::within(p, "name", |at| validate::identifier(&self.name, at))?;
         let len = self.description.chars().count();
         if !(1..=8192).contains(&len) {
             return Err(ValidationError::new(&child(p, "description"), "a description of 1..8192 characters"));
         }
-        validate::identifier(&self.namespace, &child(p, "namespace"))?;
-        validate::identifier(&self.source, &child(p, "source"))?;
-        self.required_capability.resource.validate_at(&child(&child(p, "requiredCapability"), "resource"))?;
+        validate::within(p, "namespace", |at| validate::identifier(&self.namespace, at))?;
+        validate::within(p, "source", |at| validate::identifier(&self.source, at))?;
+        validate::within(p, "requiredCapability", |at| {
+            validate::within(at, "resource", |at| self.required_capability.resource.validate_at(at))
+        })?;
         if let Some(a) = &self.annotations {
             let at = child(p, "annotations");
             if self.read_write == ReadWrite::Read && a.destructive == Some(true) {
@@ -110,10 +112,10 @@ pub struct ToolCall {
 
 impl Validate for ToolCall {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.id, &child(p, "id"))?;
-        validate::identifier(&self.tool, &child(p, "tool"))?;
-        validate::identifier(&self.trace_id, &child(p, "traceId"))?;
-        validate::timestamp(&self.requested_at, &child(p, "requestedAt"))
+        validate::within(p, "id", |at| validate::identifier(&self.id, at))?;
+        validate::within(p, "tool", |at| validate::identifier(&self.tool, at))?;
+        validate::within(p, "traceId", |at| validate::identifier(&self.trace_id, at))?;
+        validate::within(p, "requestedAt", |at| validate::timestamp(&self.requested_at, at))
     }
 }
 
@@ -143,7 +145,7 @@ impl ProtocolError {
 
 impl Validate for ProtocolError {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.code, &child(p, "code"))?;
+        validate::within(p, "code", |at| validate::identifier(&self.code, at))?;
         let len = self.message.chars().count();
         if !(1..=4096).contains(&len) {
             return Err(ValidationError::new(&child(p, "message"), "a message of 1..4096 characters"));
@@ -283,12 +285,14 @@ impl ToolResult {
 
 impl Validate for ToolResult {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
-        validate::identifier(&self.call_id, &child(p, "callId"))?;
-        validate::identifier(&self.tool, &child(p, "tool"))?;
-        validate::timestamp(&self.completed_at, &child(p, "completedAt"))?;
+        validate::within(p, "callId", |at| validate::identifier(&self.call_id, at))?;
+        validate::within(p, "tool", |at| validate::identifier(&self.tool, at))?;
+        validate::within(p, "completedAt", |at| validate::timestamp(&self.completed_at, at))?;
         match &self.outcome {
             ToolOutcome::Succeeded { .. } => Ok(()),
-            ToolOutcome::Denied { error } | ToolOutcome::Failed { error } => error.validate_at(&child(p, "error")),
+            ToolOutcome::Denied { error } | ToolOutcome::Failed { error } => {
+                validate::within(p, "error", |at| error.validate_at(at))
+            }
         }
     }
 }

@@ -44,7 +44,41 @@ pub trait Validate {
 /// Joins a pointer and a key (escaping `~` and `/` as RFC 6901 says).
 #[must_use]
 pub fn child(pointer: &str, key: &str) -> String {
-    format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"))
+    let mut joined = String::with_capacity(pointer.len() + key.len() + 1);
+    joined.push_str(pointer);
+    joined.push('/');
+    if key.contains(['~', '/']) {
+        joined.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    } else {
+        joined.push_str(key);
+    }
+    joined
+}
+
+/// Runs `check` at `pointer/key`, writing that pointer only when the check
+/// fails: `check` sees a pointer relative to it (`""`), and every pointer a
+/// check writes extends the one it was given, so prefixing is exact.
+///
+/// # Errors
+/// What `check` finds, at its full pointer.
+pub fn within(
+    pointer: &str,
+    key: &str,
+    check: impl FnOnce(&str) -> Result<(), ValidationError>,
+) -> Result<(), ValidationError> {
+    check("").map_err(|e| ValidationError { pointer: child(pointer, key) + &e.pointer, expected: e.expected })
+}
+
+/// [`within`] for an array element.
+///
+/// # Errors
+/// What `check` finds, at its full pointer.
+pub fn within_index(
+    pointer: &str,
+    i: usize,
+    check: impl FnOnce(&str) -> Result<(), ValidationError>,
+) -> Result<(), ValidationError> {
+    check("").map_err(|e| ValidationError { pointer: index(pointer, i) + &e.pointer, expected: e.expected })
 }
 
 /// Joins a pointer and an array index.
@@ -135,5 +169,47 @@ pub fn drop_proto_keys(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(drop_proto_keys),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::address::Address;
+    use crate::capability::{Capability, Constraints, Grant, ResourceRef, Scope};
+
+    fn grant() -> Grant {
+        Grant {
+            id: "grant-1".into(),
+            namespace_id: "world-1".into(),
+            subject: Address::agent("agent-a"),
+            issuer: Address::human("user-b"),
+            capabilities: vec![Capability {
+                resource: ResourceRef { namespace: "files".into(), path: vec!["a".into(), "b".into()], owner: None },
+                actions: vec!["read".into()],
+                scope: Scope::Exact,
+            }],
+            constraints: Constraints::default(),
+            issued_at: "2026-01-01T00:00:00.000Z".into(),
+            revoked_at: None,
+            parent_grant_id: None,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn pointers_written_lazily_are_the_full_paths() {
+        assert_eq!(grant().validate_at("/grants/2"), Ok(()));
+        let mut bad = grant();
+        bad.capabilities[0].resource.path[1] = "..".into();
+        assert_eq!(bad.validate_at("/grants/2").unwrap_err().pointer, "/grants/2/capabilities/0/resource/path/1");
+        let mut bad = grant();
+        bad.issued_at = "yesterday".into();
+        assert_eq!(bad.validate_at("").unwrap_err().pointer, "/issuedAt");
+        let mut bad = grant();
+        bad.constraints.expires_at = Some("never".into());
+        assert_eq!(bad.validate_at("/a~1b").unwrap_err().pointer, "/a~1b/constraints/expiresAt");
+        assert_eq!(within("/x", "k/~", |at| Err(ValidationError::new(at, "y"))).unwrap_err().pointer, "/x/k~1~0");
     }
 }

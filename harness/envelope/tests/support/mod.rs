@@ -1,6 +1,8 @@
 //! A scripted kernel double, scripted plugins and request builders.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod reference;
+
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::executor::Executor;

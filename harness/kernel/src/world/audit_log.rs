@@ -150,4 +150,31 @@ impl AuditSink for RecordingAudit {
             }
         })
     }
+
+    fn write_owned<'a>(&'a self, event: AuditEvent) -> LocalBoxFuture<'a, Result<(), (AuditEvent, String)>> {
+        Box::pin(async move {
+            match self.refusal(&event) {
+                // Without an observer an accepted record is kept as handed over.
+                None if self.observer.borrow().is_none() => {
+                    if event.kind == AuditType::ToolInvoked {
+                        self.operations.set(self.operations.get() + 1);
+                    }
+                    self.events.borrow_mut().push(event);
+                    Ok(())
+                }
+                None => {
+                    self.accept(&event);
+                    Ok(())
+                }
+                Some(failure) => {
+                    self.refused.borrow_mut().push(event.clone());
+                    if failure == AuditFailure::Hang {
+                        futures::future::pending::<()>().await;
+                    }
+                    let why = format!("the audit sink refused a {} record", event.kind.as_str());
+                    Err((event, why))
+                }
+            }
+        })
+    }
 }

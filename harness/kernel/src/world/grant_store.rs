@@ -152,14 +152,20 @@ impl WorldGrantSource {
     }
 
     fn load_now(&self, context: &AccessContext) -> Result<Value, String> {
+        self.load_with(|source| match source.material.borrow().clone() {
+            Some(material) => Ok(material),
+            None => serde_json::to_value(source.grants_for(context)).map_err(|e| e.to_string()),
+        })
+    }
+
+    /// One load: counted, refused once the armed outage is due, and
+    /// followed by a due one-shot edit after `answer` took its copies.
+    fn load_with<T>(&self, answer: impl FnOnce(&WorldGrantSource) -> Result<T, String>) -> Result<T, String> {
         self.attempts.set(self.attempts.get() + 1);
         if self.fail_after.get().is_some_and(|n| self.served.get() >= n) {
             return Err("the grant store is unreachable".to_string());
         }
-        let material = match self.material.borrow().clone() {
-            Some(material) => material,
-            None => serde_json::to_value(self.grants_for(context)).map_err(|e| e.to_string())?,
-        };
+        let material = answer(self)?;
         self.served.set(self.served.get() + 1);
         let due = matches!(&*self.after_load.borrow(), Some((n, _)) if *n == self.served.get());
         if due {
@@ -179,5 +185,17 @@ impl GrantSource for WorldGrantSource {
         _signal: &'a AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, String>> {
         Box::pin(async move { self.load_now(context) })
+    }
+
+    fn load_typed<'a>(
+        &'a self,
+        context: &'a AccessContext,
+        _signal: &'a AbortSignal,
+    ) -> Option<LocalBoxFuture<'a, Result<Vec<Grant>, String>>> {
+        // Verbatim material (a bad-material fault) only exists as JSON.
+        if self.material.borrow().is_some() {
+            return None;
+        }
+        Some(Box::pin(async move { self.load_with(|source| Ok(source.grants_for(context))) }))
     }
 }

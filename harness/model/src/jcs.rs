@@ -1,0 +1,681 @@
+//! A streaming RFC 8785 (JCS) writer: serialises any `Serialize` value
+//! straight into canonical bytes, without building a `serde_json::Value` and
+//! without a buffer per object member.
+//!
+//! Its output is the same, byte for byte, as `serde_json_canonicalizer`'s
+//! for every value it accepts: members sorted by the UTF-16 code units of
+//! their keys, strings escaped as `serde_json` escapes them, every number
+//! written as ECMAScript writes the double it denotes. Anything unusual (a
+//! float, an integer beyond 2^53, a non-string map key, a raw JSON fragment,
+//! a duplicate key) is answered with [`Unsupported`], and the caller falls
+//! back to the reference serialiser so the bytes, or the error, stay the
+//! reference's own.
+
+mod key;
+
+use key::KeyWriter;
+use serde::ser::{self, Serialize};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// Largest integer magnitude a double holds exactly; within it a decimal
+/// integer is exactly what ECMAScript prints for the double.
+const MAX_EXACT: u64 = 1 << 53;
+
+/// Struct names serde_json reserves for raw fragments and arbitrary numbers.
+const RESERVED_STRUCTS: [&str; 2] = ["$serde_json::private::RawValue", "$serde_json::private::Number"];
+
+/// Why the fast path declined a value (the caller retries with the reference).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unsupported(String);
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+impl ser::Error for Unsupported {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Unsupported(msg.to_string())
+    }
+}
+
+fn unsupported(what: &str) -> Unsupported {
+    Unsupported(what.to_string())
+}
+
+/// The canonical form of `value`, or [`Unsupported`].
+pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
+    let mut writer = Writer {
+        out: Vec::with_capacity(512),
+        members: Vec::new(),
+        moves: Vec::new(),
+        spans: Vec::new(),
+        order: Vec::new(),
+    };
+    value.serialize(&mut writer)?;
+    let Writer { out, mut moves, spans, .. } = writer;
+    // Objects close innermost first; emission walks them outermost first.
+    moves.sort_unstable_by_key(|m| m.start);
+    Ok(Canonical { out, moves, spans })
+}
+
+/// A value's canonical form, held as the bytes in the order serde wrote
+/// them plus the member order of every object that came out unsorted, so
+/// no object is ever copied to be sorted: emission reads each byte once.
+pub(crate) struct Canonical {
+    out: Vec<u8>,
+    /// Unsorted objects, by where their members start.
+    moves: Vec<Reorder>,
+    /// The member spans of every unsorted object, each object's in key order.
+    spans: Vec<(usize, usize)>,
+}
+
+/// An object whose members must be emitted in another order.
+#[derive(Debug, Clone, Copy)]
+struct Reorder {
+    /// Just after `{`.
+    start: usize,
+    /// At `}`.
+    end: usize,
+    /// Its members' spans in `Canonical::spans`, in key order.
+    spans: (usize, usize),
+}
+
+impl Canonical {
+    /// Hands every canonical byte, in order, to `sink`.
+    pub(crate) fn emit(&self, sink: &mut impl FnMut(&[u8])) {
+        self.emit_range(0, self.out.len(), &self.moves, sink);
+    }
+
+    /// The canonical bytes.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        if self.moves.is_empty() {
+            return self.out;
+        }
+        let mut bytes = Vec::with_capacity(self.out.len());
+        self.emit(&mut |chunk| bytes.extend_from_slice(chunk));
+        bytes
+    }
+
+    /// Emits `out[from..to]`, where `moves` are the unsorted objects that
+    /// start inside it.
+    fn emit_range(&self, from: usize, to: usize, moves: &[Reorder], sink: &mut impl FnMut(&[u8])) {
+        let mut cursor = from;
+        let mut rest = moves;
+        while let Some((object, after)) = rest.split_first() {
+            sink(&self.out[cursor..object.start]);
+            // Everything up to the object's end is nested inside it.
+            let (inner, outer) = after.split_at(after.partition_point(|m| m.start < object.end));
+            for (i, &(start, end)) in self.spans[object.spans.0..object.spans.1].iter().enumerate() {
+                if i > 0 {
+                    sink(b",");
+                }
+                let first = inner.partition_point(|m| m.start < start);
+                let last = inner.partition_point(|m| m.start < end);
+                self.emit_range(start, end, &inner[first..last], sink);
+            }
+            cursor = object.end;
+            rest = outer;
+        }
+        sink(&self.out[cursor..to]);
+    }
+}
+
+/// One object member already written to `out`: `"key":value` spans
+/// `start..end`, and the key's escaped text `key_start..key_end`.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    start: usize,
+    key_start: usize,
+    key_end: usize,
+    end: usize,
+    /// The key is ASCII and needed no escape, so its bytes order it.
+    plain: bool,
+}
+
+/// The output and the bookkeeping shared by every nesting level.
+struct Writer {
+    out: Vec<u8>,
+    /// Members of the objects being written, innermost last.
+    members: Vec<Member>,
+    /// Every object that closed unsorted.
+    moves: Vec<Reorder>,
+    /// Their member spans, each object's in key order.
+    spans: Vec<(usize, usize)>,
+    /// Scratch: the key order of the object being closed.
+    order: Vec<usize>,
+}
+
+impl Writer {
+    fn integer(&mut self, negative: bool, magnitude: u128) -> Result<(), Unsupported> {
+        if magnitude > u128::from(MAX_EXACT) {
+            return Err(unsupported("an integer beyond 2^53"));
+        }
+        if negative && magnitude != 0 {
+            self.out.push(b'-');
+        }
+        write_decimal(&mut self.out, magnitude);
+        Ok(())
+    }
+
+    fn open_object(&mut self) -> Object<'_> {
+        self.out.push(b'{');
+        let base = self.members.len();
+        Object { start: self.out.len(), base, writer: self, variant: false }
+    }
+
+    /// Opens `{"variant":` for the enum encodings serde_json wraps in an object.
+    fn open_variant(&mut self, variant: &str) {
+        self.out.extend_from_slice(b"{\"");
+        escape_into(&mut self.out, variant);
+        self.out.extend_from_slice(b"\":");
+    }
+
+    /// Writes the members of the object starting at `start` in key order.
+    fn close_object(&mut self, start: usize, base: usize) -> Result<(), Unsupported> {
+        let members = &self.members[base..];
+        let mut sorted = true;
+        for pair in members.windows(2) {
+            match member_cmp(&self.out, 0, &pair[0], &pair[1]) {
+                Ordering::Less => {}
+                Ordering::Equal => return Err(unsupported("a duplicate object key")),
+                Ordering::Greater => sorted = false,
+            }
+        }
+        if !sorted {
+            self.reorder(start, base)?;
+        }
+        self.members.truncate(base);
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    /// Records the key order of the object whose members start at `start`.
+    fn reorder(&mut self, start: usize, base: usize) -> Result<(), Unsupported> {
+        let (out, members) = (&self.out, &self.members[base..]);
+        self.order.clear();
+        self.order.extend(0..members.len());
+        self.order.sort_unstable_by(|&a, &b| member_cmp(out, 0, &members[a], &members[b]));
+        if self.order.windows(2).any(|w| member_cmp(out, 0, &members[w[0]], &members[w[1]]) == Ordering::Equal) {
+            return Err(unsupported("a duplicate object key"));
+        }
+        let first = self.spans.len();
+        self.spans.extend(self.order.iter().map(|&m| (members[m].start, members[m].end)));
+        self.moves.push(Reorder { start, end: self.out.len(), spans: (first, self.spans.len()) });
+        Ok(())
+    }
+}
+
+/// Decimal digits of `n`.
+fn write_decimal(out: &mut Vec<u8>, mut n: u128) {
+    let mut digits = [0_u8; 40];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is below ten, so the cast is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (n % 10) as u8;
+        digits[at] = b'0' + digit;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// The bytes a JSON string escapes: quote, backslash and control characters.
+const NEEDS_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// The index of the first byte at or after `from` that must be escaped.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes[from..].iter().position(|&b| NEEDS_ESCAPE[usize::from(b)]).map(|i| from + i)
+}
+
+/// Appends `text` escaped as serde_json escapes string contents (quote,
+/// backslash, and control characters; the short forms where JSON has them).
+/// Answers whether nothing needed escaping.
+fn escape_into(out: &mut Vec<u8>, text: &str) -> bool {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    if !bytes.iter().any(|&b| NEEDS_ESCAPE[usize::from(b)]) {
+        out.extend_from_slice(bytes);
+        return true;
+    }
+    let mut plain = 0;
+    while let Some(i) = next_escape(bytes, plain) {
+        out.extend_from_slice(&bytes[plain..i]);
+        plain = i + 1;
+        let byte = bytes[i];
+        let short: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            _ => b"",
+        };
+        if short.is_empty() {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]);
+        } else {
+            out.extend_from_slice(short);
+        }
+    }
+    out.extend_from_slice(&bytes[plain..]);
+    plain == 0
+}
+
+/// Orders two members by the UTF-16 code units of their keys, which sit
+/// in `bytes` shifted back by `offset`.
+#[inline]
+fn member_cmp(bytes: &[u8], offset: usize, a: &Member, b: &Member) -> Ordering {
+    let key_a = &bytes[a.key_start - offset..a.key_end - offset];
+    let key_b = &bytes[b.key_start - offset..b.key_end - offset];
+    if a.plain && b.plain {
+        return key_a.cmp(key_b);
+    }
+    unescape(key_a).encode_utf16().cmp(unescape(key_b).encode_utf16())
+}
+
+/// The text of an escaped key (written by [`escape_into`], so always valid).
+fn unescape(escaped: &[u8]) -> String {
+    let mut quoted = Vec::with_capacity(escaped.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(escaped);
+    quoted.push(b'"');
+    serde_json::from_slice::<String>(&quoted).unwrap_or_default()
+}
+
+/// An object being written; members are sorted when it closes.
+struct Object<'a> {
+    writer: &'a mut Writer,
+    /// Offset just after the opening brace.
+    start: usize,
+    /// Index of this object's first member in `Writer::members`.
+    base: usize,
+    /// Also close the `{"variant":` wrapper of a struct variant.
+    variant: bool,
+}
+
+impl Object<'_> {
+    /// Writes `"key":` for a member; answers its start and key span.
+    fn begin_member(
+        &mut self,
+        write_key: impl FnOnce(&mut Writer) -> Result<bool, Unsupported>,
+    ) -> Result<Member, Unsupported> {
+        let writer = &mut *self.writer;
+        if writer.out.len() > self.start {
+            writer.out.push(b',');
+        }
+        let start = writer.out.len();
+        writer.out.push(b'"');
+        let key_start = writer.out.len();
+        let plain = write_key(writer)?;
+        let key_end = writer.out.len();
+        writer.out.extend_from_slice(b"\":");
+        Ok(Member { start, key_start, key_end, end: key_end, plain })
+    }
+
+    fn member<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Unsupported> {
+        let mut member = self.begin_member(|w| Ok(escape_into(&mut w.out, key) && key.is_ascii()))?;
+        value.serialize(&mut *self.writer)?;
+        member.end = self.writer.out.len();
+        self.writer.members.push(member);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), Unsupported> {
+        self.writer.close_object(self.start, self.base)?;
+        if self.variant {
+            self.writer.out.push(b'}');
+        }
+        Ok(())
+    }
+}
+
+/// The member whose key was written and whose value is awaited (maps).
+struct MapObject<'a> {
+    object: Object<'a>,
+    pending: Option<Member>,
+}
+
+/// A sequence being written; `close` is what ends it (`]` or `]}`).
+struct Sequence<'a> {
+    writer: &'a mut Writer,
+    first: bool,
+    close: &'static [u8],
+}
+
+impl Sequence<'_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        if !self.first {
+            self.writer.out.push(b',');
+        }
+        self.first = false;
+        value.serialize(&mut *self.writer)
+    }
+
+    fn finish(self) {
+        self.writer.out.extend_from_slice(self.close);
+    }
+}
+
+impl<'a> ser::Serializer for &'a mut Writer {
+    type Ok = ();
+    type Error = Unsupported;
+    type SerializeSeq = Sequence<'a>;
+    type SerializeTuple = Sequence<'a>;
+    type SerializeTupleStruct = Sequence<'a>;
+    type SerializeTupleVariant = Sequence<'a>;
+    type SerializeMap = MapObject<'a>;
+    type SerializeStruct = Object<'a>;
+    type SerializeStructVariant = Object<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Unsupported> {
+        self.out.extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<(), Unsupported> {
+        self.serialize_i64(i64::from(v))
+    }
+
+    fn serialize_i16(self, v: i16) -> Result<(), Unsupported> {
+        self.serialize_i64(i64::from(v))
+    }
+
+    fn serialize_i32(self, v: i32) -> Result<(), Unsupported> {
+        self.serialize_i64(i64::from(v))
+    }
+
+    fn serialize_i64(self, v: i64) -> Result<(), Unsupported> {
+        self.integer(v < 0, u128::from(v.unsigned_abs()))
+    }
+
+    fn serialize_i128(self, v: i128) -> Result<(), Unsupported> {
+        self.integer(v < 0, v.unsigned_abs())
+    }
+
+    fn serialize_u8(self, v: u8) -> Result<(), Unsupported> {
+        self.serialize_u64(u64::from(v))
+    }
+
+    fn serialize_u16(self, v: u16) -> Result<(), Unsupported> {
+        self.serialize_u64(u64::from(v))
+    }
+
+    fn serialize_u32(self, v: u32) -> Result<(), Unsupported> {
+        self.serialize_u64(u64::from(v))
+    }
+
+    fn serialize_u64(self, v: u64) -> Result<(), Unsupported> {
+        self.integer(false, u128::from(v))
+    }
+
+    fn serialize_u128(self, v: u128) -> Result<(), Unsupported> {
+        self.integer(false, v)
+    }
+
+    fn serialize_f32(self, _v: f32) -> Result<(), Unsupported> {
+        Err(unsupported("a floating-point number"))
+    }
+
+    fn serialize_f64(self, _v: f64) -> Result<(), Unsupported> {
+        Err(unsupported("a floating-point number"))
+    }
+
+    fn serialize_char(self, v: char) -> Result<(), Unsupported> {
+        self.serialize_str(v.encode_utf8(&mut [0_u8; 4]))
+    }
+
+    fn serialize_str(self, v: &str) -> Result<(), Unsupported> {
+        self.out.push(b'"');
+        escape_into(&mut self.out, v);
+        self.out.push(b'"');
+        Ok(())
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Unsupported> {
+        let mut sequence = Sequence { writer: self, first: true, close: b"]" };
+        sequence.writer.out.push(b'[');
+        for byte in v {
+            sequence.element(byte)?;
+        }
+        sequence.finish();
+        Ok(())
+    }
+
+    fn serialize_none(self) -> Result<(), Unsupported> {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<(), Unsupported> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Unsupported> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Unsupported> {
+        self.serialize_str(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        self.open_variant(variant);
+        value.serialize(&mut *self)?;
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Sequence<'a>, Unsupported> {
+        self.out.push(b'[');
+        Ok(Sequence { writer: self, first: true, close: b"]" })
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Sequence<'a>, Unsupported> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Sequence<'a>, Unsupported> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Sequence<'a>, Unsupported> {
+        self.open_variant(variant);
+        self.out.push(b'[');
+        Ok(Sequence { writer: self, first: true, close: b"]}" })
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<MapObject<'a>, Unsupported> {
+        Ok(MapObject { object: self.open_object(), pending: None })
+    }
+
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Object<'a>, Unsupported> {
+        if RESERVED_STRUCTS.contains(&name) {
+            return Err(unsupported("a raw JSON fragment"));
+        }
+        Ok(self.open_object())
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Object<'a>, Unsupported> {
+        self.open_variant(variant);
+        let mut object = self.open_object();
+        object.variant = true;
+        Ok(object)
+    }
+}
+
+impl ser::SerializeSeq for Sequence<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Sequence<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for Sequence<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleVariant for Sequence<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Unsupported> {
+        self.member(key, value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStructVariant for Object<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Unsupported> {
+        self.member(key, value)
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeMap for MapObject<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Unsupported> {
+        if self.pending.is_some() {
+            return Err(unsupported("a map key without a value"));
+        }
+        self.pending = Some(self.object.begin_member(|w| key.serialize(KeyWriter { writer: w }))?);
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        let Some(mut member) = self.pending.take() else {
+            return Err(unsupported("a map value without a key"));
+        };
+        value.serialize(&mut *self.object.writer)?;
+        member.end = self.object.writer.out.len();
+        self.object.writer.members.push(member);
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        if self.pending.is_some() {
+            return Err(unsupported("a map key without a value"));
+        }
+        self.object.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;
