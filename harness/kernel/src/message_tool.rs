@@ -216,6 +216,13 @@ impl ToolHandler for MessageRequestTool {
     }
 }
 
+/// The definition `messages.request` is registered with, for hosts that
+/// list it in a turn request whether or not the kernel registers it.
+#[must_use]
+pub fn messages_request_definition() -> ToolDefinition {
+    definition()
+}
+
 fn definition() -> ToolDefinition {
     let id = json!({"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^\\S(.*\\S)?$"});
     let variant = |kind: &str, field: &str| {

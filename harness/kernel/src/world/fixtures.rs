@@ -12,6 +12,7 @@ use super::file_tools::file_tools;
 use super::fixture_tools::fixture_tools;
 use super::grant_store::{GrantEdit, WorldGrantSource};
 use super::grants::{grant_set, GrantOptions, GrantSet};
+use super::messaging::MessagingArming;
 use super::transport::{RecordingTransport, ReplyRouter};
 use crate::ports::ToolHandler;
 use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
@@ -73,6 +74,8 @@ pub struct WorldOptions {
     pub broker_moved_after_listing: bool,
     /// Overrides NOW.
     pub now: Option<String>,
+    /// Recipients, their grants, and how the message ports answer.
+    pub messaging: Option<MessagingArming>,
 }
 
 /// The built fixtures of one world.
@@ -107,7 +110,10 @@ impl WorldFixtures {
     pub fn build(options: &WorldOptions) -> WorldFixtures {
         let mut grant_options = options.grants;
         grant_options.broker_granted |= options.broker == Some(BrokerOption::Granted);
-        let grants = grant_set(&grant_options);
+        let mut grants = grant_set(&grant_options);
+        if let Some(messaging) = &options.messaging {
+            messaging.extend_grants(&mut grants);
+        }
         let base_text = options.now.clone().unwrap_or_else(|| NOW.to_string());
         let base = Instant::parse(&base_text).unwrap_or_else(super::constants::now_instant);
         let clock = match options.expires_after_operations {
@@ -183,6 +189,12 @@ impl WorldFixtures {
         }
         if let Some(n) = options.route_revoked_after_deliveries {
             self.transport.close_lease_after(n);
+        }
+        if let Some(messaging) = &options.messaging {
+            messaging.arm_ports(&self.transport, &self.router);
+            for id in messaging.revoked_grant_ids() {
+                self.edit(&GrantEdit::Revoke { grant_id: id, at: base.to_string() });
+            }
         }
     }
 

@@ -19,5 +19,6 @@ pub mod grant_store;
 pub mod grants;
 pub mod ledger;
 pub mod ledger_tools;
+pub mod messaging;
 pub mod results;
 pub mod transport;

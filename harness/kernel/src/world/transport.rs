@@ -172,6 +172,7 @@ pub struct ReplyRouter {
     shape: Cell<ReplyShape>,
     payload: RefCell<Value>,
     asked: RefCell<Vec<String>>,
+    answered: RefCell<Vec<Value>>,
 }
 
 impl ReplyRouter {
@@ -183,6 +184,7 @@ impl ReplyRouter {
             shape: Cell::new(ReplyShape::WellFormed),
             payload: RefCell::new(json!({"answer": "received"})),
             asked: RefCell::new(Vec::new()),
+            answered: RefCell::new(Vec::new()),
         }
     }
 
@@ -202,11 +204,23 @@ impl ReplyRouter {
         self.asked.borrow().clone()
     }
 
+    /// Every reply the router handed back, as handed, in order.
+    #[must_use]
+    pub fn answered(&self) -> Vec<Value> {
+        self.answered.borrow().clone()
+    }
+
     /// The reply to `request` in the configured shape.
     ///
     /// # Errors
     /// When the request was never accepted, or the shape is `Throws`.
     pub fn reply(&self, request: &MessageEnvelope, at: &str) -> Result<Value, String> {
+        let reply = self.shaped_reply(request, at)?;
+        self.answered.borrow_mut().push(reply.clone());
+        Ok(reply)
+    }
+
+    fn shaped_reply(&self, request: &MessageEnvelope, at: &str) -> Result<Value, String> {
         self.asked.borrow_mut().push(request.id.clone());
         if !self.transport.was_accepted(&request.id) {
             return Err(format!("no accepted request `{}`", request.id));
