@@ -41,24 +41,51 @@ pub trait ModelClient {
     ) -> LocalBoxFuture<'_, Result<ModelReply, ModelClientError>>;
 }
 
+/// One scripted reply, optionally held back until a virtual instant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedReply {
+    /// Milliseconds after the client was built before the reply is given;
+    /// `None` gives it at once.
+    pub at_ms: Option<u64>,
+    /// The reply.
+    pub reply: ModelReply,
+}
+
 /// Replays supplied replies, one per call, and records every request. A
 /// spent script is an error, so a turn that asks once too often fails
 /// rather than completing.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TranscriptModelClient {
-    replies: RefCell<VecDeque<ModelReply>>,
+    replies: RefCell<VecDeque<TimedReply>>,
     total: usize,
     requests: RefCell<Vec<ModelRequest>>,
+    // On tokio's clock, so a paused clock makes a 116 s wait free.
+    start: tokio::time::Instant,
+}
+
+impl Default for TranscriptModelClient {
+    fn default() -> TranscriptModelClient {
+        TranscriptModelClient::new(Vec::new())
+    }
 }
 
 impl TranscriptModelClient {
-    /// A client replaying `replies` in order.
+    /// A client replaying `replies` in order, each at once.
     #[must_use]
     pub fn new(replies: Vec<ModelReply>) -> TranscriptModelClient {
+        TranscriptModelClient::timed(replies.into_iter().map(|reply| TimedReply { at_ms: None, reply }).collect())
+    }
+
+    /// A client replaying `replies` in order, each no earlier than its
+    /// instant after the client was built (a timed seat decision). Needs a
+    /// tokio runtime with time enabled.
+    #[must_use]
+    pub fn timed(replies: Vec<TimedReply>) -> TranscriptModelClient {
         TranscriptModelClient {
             total: replies.len(),
             replies: RefCell::new(replies.into()),
             requests: RefCell::default(),
+            start: tokio::time::Instant::now(),
         }
     }
 
@@ -87,7 +114,18 @@ impl ModelClient for TranscriptModelClient {
             }
             self.requests.borrow_mut().push(request);
             let call = self.requests.borrow().len();
-            self.replies.borrow_mut().pop_front().ok_or(ModelClientError::ScriptSpent { call, replies: self.total })
+            let next = self.replies.borrow_mut().pop_front();
+            let TimedReply { at_ms, reply } = next.ok_or(ModelClientError::ScriptSpent { call, replies: self.total })?;
+            if let Some(ms) = at_ms {
+                let due = self.start + std::time::Duration::from_millis(ms);
+                tokio::select! {
+                    () = tokio::time::sleep_until(due) => {}
+                    () = signal.aborted() => {
+                        return Err(ModelClientError::Aborted(signal.reason().unwrap_or(AbortReason::TurnClosed)));
+                    }
+                }
+            }
+            Ok(reply)
         })
     }
 }
