@@ -1,52 +1,125 @@
-//! The scripted adversary: a runtime that issues every declared attempt
-//! itself, in order, and reports a receipt for each — so a row measures what
+//! The scripted adversary: a runtime that makes every declared step itself,
+//! in order, and reports a receipt for each — so a row measures what
 //! SharedOS refused, not whether a model chose to attack.
+//!
+//! Steps wait for virtual instants measured from the turn's start; a call
+//! marked concurrent keeps running on a background set the runner drives
+//! beside the turn, so its answer is receipted even when it lands after the
+//! runtime returned or was stopped; steps marked `afterClose` are made by
+//! [`Adversary::after_close`] once the envelope has built the result.
 
-use crate::receipt::{derived_call_id, AdversarialTurnReport, AttemptReceipt, REPORT_METADATA_KEY, REPORT_VERSION};
-use crate::record::events::CONFORMANCE_ATTEMPT;
-use crate::script::{AttackScript, Attempt, Forge, Inspection, TerminalKind};
+pub mod inspect;
+mod steps;
+
+pub use inspect::NO_GRANT_MATERIAL;
+
+use crate::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_METADATA_KEY, REPORT_VERSION};
+use crate::script::{AttackScript, StallUntil, Terminal, TerminalKind};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
-use sharedos_envelope::runtime::{complete, escalate, with_metadata, RuntimeFailure, RuntimePlugin};
+use sharedos_envelope::host::RuntimeHost;
+use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure, RuntimePlugin};
+use sharedos_envelope::tasks::TaskSet;
 use sharedos_kernel::signal::AbortSignal;
-use sharedos_model::capability::{Constraints, Grant};
-use sharedos_model::execution::{RuntimeEvent, RuntimeManifest, RuntimeTurnRequest};
+use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
-use sharedos_model::tool::ToolCall;
+use sharedos_model::tool::ProtocolError;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Duration;
+use steps::{after_close_step, forever, TurnRun};
 
 /// The adversary's runtime id.
 pub const ADVERSARY_RUNTIME_ID: &str = "sharedos-conformance.adversary";
-/// The synthetic code of an inspection that found no grant material.
-pub const NO_GRANT_MATERIAL: &str = "no_grant_material_reachable";
-/// Names whose presence on a runtime surface would be grant material.
-const GRANT_MATERIAL_NAMES: &[&str] = &[
-    "grant",
-    "grants",
-    "grantId",
-    "grantSource",
-    "parentGrantId",
-    "capabilities",
-    "delegationDepth",
-    "issuer",
-    "revokedAt",
-];
-/// The members of the runtime host, which the inspection walks too.
-const HOST_MEMBERS: &[&str] = &["limits", "invokeTool", "emit", "annotate", "draining"];
+
+/// What one turn's adversary shares with the runner driving it.
+#[derive(Default)]
+pub struct TurnShared {
+    /// Calls left running alongside the steps; the runner drives this set
+    /// beside `execute` and until it is empty.
+    background: TaskSet,
+    /// Every receipt made, in the order it was made.
+    log: RefCell<Vec<AttemptReceipt>>,
+    /// The host and request the turn handed out (kept for after-close steps).
+    handed: RefCell<Option<(RuntimeHost, Rc<RuntimeTurnRequest>)>>,
+    /// The turn's start on tokio's (virtual) clock.
+    origin: Cell<Option<tokio::time::Instant>>,
+}
+
+impl TurnShared {
+    fn record(&self, receipt: AttemptReceipt) {
+        self.log.borrow_mut().push(receipt);
+    }
+
+    fn origin(&self) -> tokio::time::Instant {
+        match self.origin.get() {
+            Some(origin) => origin,
+            None => {
+                let now = tokio::time::Instant::now();
+                self.origin.set(Some(now));
+                now
+            }
+        }
+    }
+
+    /// Waits until `at_ms` after the turn's start (at once if that passed).
+    async fn wait_until(&self, at_ms: u64) {
+        tokio::time::sleep_until(self.origin() + Duration::from_millis(at_ms)).await;
+    }
+}
 
 /// One turn of one attack script, seated as a runtime.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Adversary {
     script: Rc<AttackScript>,
     turn: u32,
+    shared: Rc<TurnShared>,
+}
+
+impl std::fmt::Debug for Adversary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Adversary").field("script", &self.script.id).field("turn", &self.turn).finish_non_exhaustive()
+    }
 }
 
 impl Adversary {
     /// The adversary for `turn` of `script`.
     #[must_use]
     pub fn new(script: Rc<AttackScript>, turn: u32) -> Adversary {
-        Adversary { script, turn }
+        Adversary { script, turn, shared: Rc::new(TurnShared::default()) }
+    }
+
+    /// Marks the turn's start: steps' instants are measured from here (the
+    /// first step marks it when the runner does not).
+    pub fn start_turn(&self) {
+        self.shared.origin.set(Some(tokio::time::Instant::now()));
+    }
+
+    /// The set of calls left running; drive it beside `execute` and, after
+    /// it, until it is empty.
+    #[must_use]
+    pub fn background(&self) -> TaskSet {
+        self.shared.background.clone()
+    }
+
+    /// Makes the turn's `afterClose` steps on the host the turn handed out.
+    /// Call it once `execute` has returned.
+    pub async fn after_close(&self) {
+        let handed = self.shared.handed.borrow().clone();
+        let Some((host, request)) = handed else { return };
+        for attempt in self.script.attempts_for_turn(self.turn).filter(|a| a.after_close) {
+            let receipt = after_close_step(&self.script, attempt, &host, &request).await;
+            self.shared.record(receipt);
+        }
+    }
+
+    /// Every receipt of the turn so far, in declared order.
+    #[must_use]
+    pub fn receipts(&self) -> Vec<AttemptReceipt> {
+        let position = |r: &AttemptReceipt| self.script.attempts.iter().position(|a| a.id == r.attempt_id);
+        let mut receipts = self.shared.log.borrow().clone();
+        receipts.sort_by_key(|r| position(r));
+        receipts
     }
 }
 
@@ -67,23 +140,19 @@ impl RuntimePlugin for Adversary {
         signal: AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
         Box::pin(async move {
-            let receipts = TurnRun { script: &self.script, request: &request, host: &host, signal: &signal }
-                .attempt_all(self.turn)
-                .await;
-            self.finish(&request, &host, receipts)
+            self.shared.origin();
+            *self.shared.handed.borrow_mut() = Some((host.clone(), Rc::clone(&request)));
+            let run =
+                TurnRun { script: &self.script, request: &request, host: &host, signal: &signal, shared: &self.shared };
+            run.run_steps(self.turn).await;
+            self.finish(&request, &host).await
         })
     }
 }
 
 impl Adversary {
-    fn finish(
-        &self,
-        request: &RuntimeTurnRequest,
-        host: &RuntimeHost,
-        receipts: Vec<AttemptReceipt>,
-    ) -> Result<Value, RuntimeFailure> {
-        let declared = receipts.len();
-        let attempted = receipts.iter().filter(|r| r.attempted).count();
+    /// The report of the turn's receipts so far, as outcome metadata.
+    fn report_metadata(&self, request: &RuntimeTurnRequest, extra: Option<&Map<String, Value>>) -> Map<String, Value> {
         let report = AdversarialTurnReport {
             version: REPORT_VERSION.to_string(),
             runtime_id: ADVERSARY_RUNTIME_ID.to_string(),
@@ -91,185 +160,62 @@ impl Adversary {
             trace_id: request.context.trace_id.clone(),
             visible_tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             move_ids: vec![self.script.id.clone()],
-            receipts,
+            receipts: self.receipts(),
         };
-        let mut metadata = Map::new();
+        let mut metadata = extra.cloned().unwrap_or_default();
         metadata.insert(REPORT_METADATA_KEY.to_string(), serde_json::to_value(&report).unwrap_or(Value::Null));
-        match &self.script.terminal {
-            Some(terminal) if terminal.kind == TerminalKind::Crash => {
-                Err(RuntimeFailure::message(terminal.reason.clone()))
-            }
-            Some(terminal) => {
+        metadata
+    }
+
+    /// Ends the turn as the script's terminal says (completing by default).
+    async fn finish(&self, request: &RuntimeTurnRequest, host: &RuntimeHost) -> Result<Value, RuntimeFailure> {
+        let Some(terminal) = &self.script.terminal else {
+            return Ok(self.completed(request, None, None));
+        };
+        if let Some(at) = terminal.at_ms {
+            self.shared.wait_until(at).await;
+        }
+        let metadata = || self.report_metadata(request, terminal.metadata.as_ref());
+        match terminal.kind {
+            TerminalKind::Complete => Ok(self.completed(request, terminal.output.clone(), terminal.metadata.as_ref())),
+            TerminalKind::Crash => Err(RuntimeFailure::message(terminal.reason.clone())),
+            TerminalKind::Escalate => {
                 // The claim is stated before the outcome is returned; it can
                 // only make the row harder to pass.
                 let _ =
                     host.annotate("escalationAsked", json!({ "tool": "sharedos.escalate", "reason": terminal.reason }));
-                Ok(with_metadata(escalate(&terminal.reason), metadata))
+                Ok(with_metadata(escalate(&terminal.reason), metadata()))
             }
-            None => Ok(with_metadata(complete(json!({ "declared": declared, "attempted": attempted })), metadata)),
-        }
-    }
-}
-
-/// The state of one turn's run through its attempts.
-struct TurnRun<'a> {
-    script: &'a AttackScript,
-    request: &'a RuntimeTurnRequest,
-    host: &'a RuntimeHost,
-    signal: &'a AbortSignal,
-}
-
-impl TurnRun<'_> {
-    async fn attempt_all(&self, turn: u32) -> Vec<AttemptReceipt> {
-        let mut receipts = Vec::new();
-        let mut issued: u32 = 0;
-        let mut host_closed = false;
-        for attempt in self.script.attempts_for_turn(turn) {
-            let receipt = if host_closed {
-                AttemptReceipt::unattempted(
-                    self.script,
-                    attempt,
-                    "the runtime host closed before this attempt was made",
-                )
-            } else {
-                self.attempt(attempt, &mut issued).await
-            };
-            if !host_closed && self.announce(&receipt).is_err() {
-                host_closed = true;
-            }
-            receipts.push(receipt);
-        }
-        receipts
-    }
-
-    async fn attempt(&self, attempt: &Attempt, issued: &mut u32) -> AttemptReceipt {
-        if let Some(reason) = &attempt.unreachable {
-            return AttemptReceipt::unattempted(self.script, attempt, reason);
-        }
-        if self.signal.is_aborted() {
-            return AttemptReceipt::unattempted(self.script, attempt, "the turn was cancelled before this attempt");
-        }
-        if attempt.inspect == Some(Inspection::GrantMaterial) {
-            return self.inspect_grant_material(attempt);
-        }
-        let Some(tool) = &attempt.tool else {
-            return AttemptReceipt::unattempted(self.script, attempt, "the attempt names no tool");
-        };
-        let limits = self.host.limits();
-        if *issued >= limits.max_tool_calls && !attempt.over_budget {
-            return AttemptReceipt::unattempted(self.script, attempt, "the attempt falls outside the tool-call budget");
-        }
-        let step = declared_step(attempt, *issued, limits.max_steps, limits.max_tool_calls);
-        let call = self.call_for(attempt, tool);
-        let mut receipt = AttemptReceipt::unattempted(self.script, attempt, "");
-        receipt.argument_keys = sorted_keys(&call.arguments);
-        *issued += 1;
-        match self.host.invoke_tool(call.clone(), ToolInvocationOptions::at_step(u64::from(step))).await {
-            Ok(result) => {
-                receipt.attempted = true;
-                receipt.call_id = Some(call.id);
-                receipt.observed = Some(result.status());
-                receipt.reason_code = result.error().map(|e| e.code.clone());
-                receipt.detail = None;
-            }
-            Err(error) => receipt.detail = Some(format!("the host refused the call: {error}")),
-        }
-        receipt
-    }
-
-    fn call_for(&self, attempt: &Attempt, tool: &str) -> ToolCall {
-        let mut arguments = attempt.tool_arguments.clone();
-        if let Some(forge) = &attempt.forge {
-            arguments.insert(forge.embed_as.clone(), forged_grant(forge, self.request));
-        }
-        ToolCall {
-            id: derived_call_id(&self.request.execution_id, &self.script.id, &attempt.id),
-            tool: tool.to_string(),
-            arguments,
-            trace_id: self.request.context.trace_id.clone(),
-            requested_at: self.request.context.now.clone(),
-        }
-    }
-
-    fn inspect_grant_material(&self, attempt: &Attempt) -> AttemptReceipt {
-        let mut found = Vec::new();
-        let surface = serde_json::to_value(self.request).unwrap_or(Value::Null);
-        find_grant_material(&surface, "request", &mut found);
-        for member in HOST_MEMBERS {
-            if GRANT_MATERIAL_NAMES.contains(member) {
-                found.push(format!("host.{member}"));
-            }
-        }
-        found.sort();
-        let mut receipt = AttemptReceipt::unattempted(self.script, attempt, "");
-        receipt.attempted = true;
-        if found.is_empty() {
-            receipt.observed = Some(sharedos_model::tool::ToolStatus::Denied);
-            receipt.reason_code = Some(NO_GRANT_MATERIAL.to_string());
-            receipt.detail = None;
-        } else {
-            receipt.observed = Some(sharedos_model::tool::ToolStatus::Succeeded);
-            receipt.detail = Some(found.join(", ").chars().take(512).collect());
-        }
-        receipt
-    }
-
-    fn announce(&self, receipt: &AttemptReceipt) -> Result<(), RuntimeFailure> {
-        let data = serde_json::to_value(receipt).unwrap_or(Value::Null);
-        self.host.emit(RuntimeEvent { kind: CONFORMANCE_ATTEMPT.to_string(), data })?;
-        Ok(())
-    }
-}
-
-/// The step an attempt declares: its position among issued calls, except
-/// that an over-budget attempt names the step ceiling when the step budget
-/// is the one under test (the call budget is not yet spent).
-fn declared_step(attempt: &Attempt, issued: u32, max_steps: u32, max_tool_calls: u32) -> u32 {
-    if attempt.over_budget && issued < max_tool_calls {
-        issued.max(max_steps)
-    } else {
-        issued
-    }
-}
-
-/// A schema-valid grant built from the turn's context, to be carried as data.
-fn forged_grant(forge: &Forge, request: &RuntimeTurnRequest) -> Value {
-    let grant = Grant {
-        id: forge.grant_id.clone(),
-        namespace_id: request.context.namespace_id.clone(),
-        subject: request.context.actor.clone(),
-        issuer: request.context.owner.clone(),
-        capabilities: forge.capabilities.clone(),
-        constraints: Constraints { purposes: Some(vec![request.context.purpose.clone()]), ..Constraints::default() },
-        issued_at: request.context.now.clone(),
-        revoked_at: None,
-        parent_grant_id: None,
-        metadata: None,
-    };
-    serde_json::to_value(grant).unwrap_or(Value::Null)
-}
-
-fn sorted_keys(arguments: &Map<String, Value>) -> Vec<String> {
-    // serde_json maps iterate in key order already.
-    arguments.keys().cloned().collect()
-}
-
-fn find_grant_material(value: &Value, path: &str, found: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            for (key, child) in map {
-                let child_path = format!("{path}.{key}");
-                if GRANT_MATERIAL_NAMES.contains(&key.as_str()) {
-                    found.push(child_path.clone());
+            TerminalKind::Fail => Ok(with_metadata(fail(failure(terminal)), metadata())),
+            TerminalKind::Stall => {
+                match terminal.until {
+                    Some(StallUntil::Draining) => host.draining().aborted().await,
+                    None => forever().await,
                 }
-                find_grant_material(child, &child_path, found);
+                Err(RuntimeFailure::message(terminal.reason.clone()))
             }
+            TerminalKind::Malformed => Ok(terminal.outcome.clone().unwrap_or_else(Terminal::default_malformed)),
         }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                find_grant_material(child, &format!("{path}[{i}]"), found);
-            }
-        }
-        _ => {}
     }
+
+    fn completed(
+        &self,
+        request: &RuntimeTurnRequest,
+        output: Option<Value>,
+        extra: Option<&Map<String, Value>>,
+    ) -> Value {
+        let receipts = self.receipts();
+        let declared = receipts.len();
+        let attempted = receipts.iter().filter(|r| r.attempted).count();
+        let output = output.unwrap_or_else(|| json!({ "declared": declared, "attempted": attempted }));
+        with_metadata(complete(output), self.report_metadata(request, extra))
+    }
+}
+
+fn failure(terminal: &Terminal) -> ProtocolError {
+    let (code, message, retryable) =
+        terminal.error.as_ref().map_or(("runtime_failed", "the script failed the turn", None), |e| {
+            (e.code.as_str(), e.message.as_str(), e.retryable)
+        });
+    ProtocolError { code: code.to_string(), message: message.to_string(), retryable, details: None }
 }

@@ -4,12 +4,53 @@
 
 use crate::script::{Attempt, Forge};
 use serde_json::{Map, Value};
-use sharedos_model::access::RuntimeVisibleContext;
+use sharedos_model::access::{AccessContext, RuntimeVisibleContext};
+use sharedos_model::address::Address;
 use sharedos_model::capability::{Constraints, Grant};
+
+/// The parts of a turn's context a forgery copies, so that it is
+/// schema-valid and names the turn's own principals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IssueContext {
+    /// The world.
+    pub namespace_id: String,
+    /// The acting principal (the forgery's subject).
+    pub actor: Address,
+    /// The owner (the forgery's issuer).
+    pub owner: Address,
+    /// The purpose.
+    pub purpose: String,
+    /// The turn's instant (the forgery's issue time).
+    pub now: String,
+}
+
+impl From<&RuntimeVisibleContext> for IssueContext {
+    fn from(c: &RuntimeVisibleContext) -> IssueContext {
+        IssueContext {
+            namespace_id: c.namespace_id.clone(),
+            actor: c.actor.clone(),
+            owner: c.owner.clone(),
+            purpose: c.purpose.clone(),
+            now: c.now.clone(),
+        }
+    }
+}
+
+impl From<&AccessContext> for IssueContext {
+    fn from(c: &AccessContext) -> IssueContext {
+        IssueContext {
+            namespace_id: c.namespace_id.clone(),
+            actor: c.actor.clone(),
+            owner: c.owner.clone(),
+            purpose: c.purpose.clone(),
+            now: c.now.clone(),
+        }
+    }
+}
 
 /// The arguments `attempt` is issued with in a turn whose context is `context`.
 #[must_use]
-pub fn attempt_arguments(attempt: &Attempt, context: &RuntimeVisibleContext) -> Map<String, Value> {
+pub fn attempt_arguments(attempt: &Attempt, context: &IssueContext) -> Map<String, Value> {
     let mut arguments = attempt.tool_arguments.clone();
     if let Some(forge) = &attempt.forge {
         arguments.insert(forge.embed_as.clone(), forged_grant(forge, context));
@@ -18,7 +59,7 @@ pub fn attempt_arguments(attempt: &Attempt, context: &RuntimeVisibleContext) -> 
 }
 
 /// A schema-valid grant built from the turn's context, to be carried as data.
-fn forged_grant(forge: &Forge, context: &RuntimeVisibleContext) -> Value {
+fn forged_grant(forge: &Forge, context: &IssueContext) -> Value {
     let grant = Grant {
         id: forge.grant_id.clone(),
         namespace_id: context.namespace_id.clone(),

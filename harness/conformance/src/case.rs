@@ -4,43 +4,57 @@
 //! when the script and the expected answer are the same and only the world
 //! differs.
 
+pub mod expect_turn;
+
+pub use expect_turn::TurnExpectation;
+
 use crate::loader::{LoadError, Site};
 use crate::script::MAX_TEXT;
 use crate::world_options::WorldOptions;
 use serde::{Deserialize, Serialize};
-use sharedos_model::execution::ExecutionStatus;
+use std::collections::BTreeMap;
 
 /// Most conditions one case declares.
 pub const MAX_CONDITIONS: usize = 16;
 
-/// The rule family a case belongs to; decides how it is graded and reported.
+/// The rule family a case belongs to; decides how it is grouped and reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// SharedOS's own authority matrix.
     Matrix,
+    /// The deadline drain: what a turn takes, finishes and stops near its end.
+    Drain,
+    /// Whether an ending offers a retry (`20-envelope.md` §4, W1–W22).
+    Retryable,
+    /// What a runtime states for the record, and where it lands.
+    Annotate,
+    /// The messaging rules (`40-messaging-drivers.md`, M- and D-rules).
+    Messaging,
 }
 
 impl Family {
+    /// Every family, in report order.
+    pub const ALL: [Family; 5] =
+        [Family::Matrix, Family::Drain, Family::Retryable, Family::Annotate, Family::Messaging];
+
     /// The wire spelling.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Matrix => "matrix",
+            Family::Drain => "drain",
+            Family::Retryable => "retryable",
+            Family::Annotate => "annotate",
+            Family::Messaging => "messaging",
         }
     }
 }
 
-/// A turn-level expectation: the row is graded on how the turn ended as well
-/// as on its attempts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TurnExpectation {
-    /// The turn's ending status.
-    pub status: ExecutionStatus,
-    /// The terminal reason code, when the ending carries one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason_code: Option<String>,
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One world a case runs in: one matrix row.
@@ -60,6 +74,10 @@ pub struct Condition {
     /// that do not declare their steps report the row out of scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requires_declared_steps: Option<String>,
+    /// Columns that structurally cannot express this row, each with the
+    /// reason its cell is declared `not_applicable` (keyed by column id).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_applicable_in: BTreeMap<String, String>,
 }
 
 /// A case file.
@@ -123,12 +141,24 @@ impl Condition {
         site.child("id").id(&self.id)?;
         site.child("description").text(&self.description, MAX_TEXT)?;
         self.world.check(&site.child("world"))?;
-        if let Some(code) = self.expect_turn.as_ref().and_then(|e| e.reason_code.as_deref()) {
-            site.child("expectTurn").child("reasonCode").reason_code(code)?;
+        if let Some(expectation) = &self.expect_turn {
+            expectation.check(&site.child("expectTurn"))?;
         }
         if let Some(text) = &self.requires_declared_steps {
             site.child("requiresDeclaredSteps").text(text, MAX_TEXT)?;
         }
+        let columns = site.child("notApplicableIn");
+        for (column, reason) in &self.not_applicable_in {
+            let at = columns.child(column);
+            at.id(column)?;
+            at.text(reason, MAX_TEXT)?;
+        }
         Ok(())
+    }
+
+    /// Why `column_id` cannot express this row, when the condition declares it.
+    #[must_use]
+    pub fn not_applicable_reason(&self, column_id: &str) -> Option<&str> {
+        self.not_applicable_in.get(column_id).map(String::as_str)
     }
 }

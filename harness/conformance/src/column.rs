@@ -3,8 +3,9 @@
 
 use crate::case::Condition;
 use crate::judge::attempt::GradingLimits;
-use crate::script::{AttackScript, MoveKind};
+use crate::script::{AttackScript, MoveKind, TerminalKind};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 
 /// Which runtime a column seats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,13 +36,8 @@ pub const ADVERSARY: ColumnSpec = ColumnSpec { id: "adversary-embedded", label: 
 /// Every column this harness runs, in manifest order.
 #[must_use]
 pub fn columns() -> Vec<ColumnSpec> {
-    vec![ADVERSARY]
-}
-
-/// The driven columns, seated once their runtimes are wired in.
-#[must_use]
-pub fn driven_columns() -> Vec<ColumnSpec> {
     vec![
+        ADVERSARY,
         ColumnSpec { id: "model-scripted", label: "Standard", kind: ColumnKind::ModelScripted },
         ColumnSpec { id: "codex-scripted", label: "Codex", kind: ColumnKind::VendorScripted(Vendor::Codex) },
         ColumnSpec {
@@ -84,6 +80,25 @@ impl ColumnKind {
         }
     }
 
+    /// A model's wire names turn dots into underscores, so a tool whose name
+    /// already has one could not be decoded back exactly (10-conformance §4.4).
+    fn unwritable_tool(self, script: &AttackScript) -> Option<String> {
+        if self != ColumnKind::ModelScripted {
+            return None;
+        }
+        let tool = script.attempts.iter().filter_map(|a| a.tool.as_deref()).find(|t| t.contains('_'))?;
+        Some(format!(
+            "a model's wire name for `{tool}` replaces its dots with underscores, so the name it already has \
+             could not be read back exactly"
+        ))
+    }
+
+    /// The reason a condition declares for this column, if any.
+    fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
+        let id = columns().into_iter().find(|c| c.kind == self)?.id;
+        condition.not_applicable_reason(id).map(str::to_string)
+    }
+
     /// The limits of this column for one row (`10-conformance.md` §4.3:
     /// `harnessLimits` and `modelLimits`). The adversary has none.
     #[must_use]
@@ -104,8 +119,15 @@ impl ColumnKind {
             MoveKind::TurnDraining => Some(format!(
                 "the loop stops asking {seat} once the turn drains, so no new call can be made while draining"
             )),
+            _ if drains_from_the_start(condition) => Some(format!(
+                "the grace is not less than the time limit, so the turn drains from its first instant and the loop \
+                 never asks {seat} for a call"
+            )),
             _ => None,
-        };
+        }
+        .or_else(|| self.declared_not_applicable(condition))
+        .or_else(|| beyond_a_seat(script))
+        .or_else(|| self.unwritable_tool(script));
         for attempt in &script.attempts {
             if attempt.inspect.is_some() {
                 limits.grading.unreachable.insert(
@@ -121,4 +143,44 @@ impl ColumnKind {
         }
         limits
     }
+}
+
+/// Whether the condition's grace swallows its whole time limit (E62).
+fn drains_from_the_start(condition: &Condition) -> bool {
+    let timeout = condition.world.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    condition.world.drain_grace_ms.is_some_and(|grace| grace >= timeout)
+}
+
+/// Why a seat that only speaks tool calls, one after another, cannot say
+/// what `script` says, if it cannot. Timed calls and endings are sayable
+/// (frames and replies are held until their instant), and so is a stall
+/// (the seat says nothing more); a step that speaks to the host itself, a
+/// call left running alongside the next steps, and an ending only a
+/// runtime in the host can produce are not.
+fn beyond_a_seat(script: &AttackScript) -> Option<String> {
+    if let Some(step) = script.attempts.iter().find(|a| a.needs_the_host()) {
+        return Some(format!(
+            "step `{}` speaks to the runtime host itself (annotate, emit, read, or after the turn closed), which a \
+             seat that only speaks tool calls cannot do",
+            step.id
+        ));
+    }
+    if let Some(step) = script.attempts.iter().find(|a| a.concurrent) {
+        return Some(format!(
+            "step `{}` is left running alongside the next steps, while the loop hands the seat one result \
+             before it asks for the next call",
+            step.id
+        ));
+    }
+    let terminal = script.terminal.as_ref()?;
+    let ending = match terminal.kind {
+        TerminalKind::Crash => "throws out of its turn",
+        TerminalKind::Malformed => "returns an outcome that does not parse",
+        TerminalKind::Fail => "returns a `fail` outcome of its own",
+        TerminalKind::Complete if terminal.metadata.is_some() || terminal.output.is_some() => {
+            "returns a `complete` outcome with chosen output or metadata"
+        }
+        TerminalKind::Complete | TerminalKind::Escalate | TerminalKind::Stall => return None,
+    };
+    Some(format!("the script's runtime {ending}, which only a runtime seated in the host can do"))
 }

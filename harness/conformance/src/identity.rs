@@ -33,11 +33,18 @@ pub const HASHED_ATTEMPT_FIELDS: &[&str] = &[
     "expect",
     "unreachable",
     "uncatalogued",
+    "annotate",
+    "emit",
+    "read",
+    "atMs",
+    "concurrent",
+    "afterClose",
 ];
 /// Case fields in the identity.
 pub const HASHED_CASE_FIELDS: &[&str] = &["id", "family", "adversary", "notImplemented", "conditions"];
 /// Condition fields in the identity.
-pub const HASHED_CONDITION_FIELDS: &[&str] = &["id", "world", "expectTurn", "requiresDeclaredSteps"];
+pub const HASHED_CONDITION_FIELDS: &[&str] =
+    &["id", "world", "expectTurn", "requiresDeclaredSteps", "notApplicableIn"];
 
 /// `{ "cases": [...], "scripts": [...] }`: the given cases in order, and the
 /// scripts they use, sorted by id.
@@ -94,6 +101,14 @@ fn attempt_identity(attempt: &Attempt) -> Result<Value, CanonicalError> {
     put(&mut out, "expect", &attempt.expect)?;
     put_some(&mut out, "unreachable", attempt.unreachable.as_ref())?;
     put_some(&mut out, "uncatalogued", attempt.uncatalogued.as_ref())?;
+    // Step fields added after the first identity: written only when used,
+    // so every earlier script keeps its identity.
+    put_some(&mut out, "annotate", attempt.annotate.as_ref())?;
+    put_some(&mut out, "emit", attempt.emit.as_ref())?;
+    put_some(&mut out, "read", attempt.read.as_ref())?;
+    put_some(&mut out, "atMs", attempt.at_ms.as_ref())?;
+    put_some(&mut out, "concurrent", attempt.concurrent.then_some(&true))?;
+    put_some(&mut out, "afterClose", attempt.after_close.then_some(&true))?;
     Ok(Value::Object(out))
 }
 
@@ -118,6 +133,9 @@ fn condition_identity(condition: &Condition) -> Result<Value, CanonicalError> {
     put(&mut out, "world", &condition.world)?;
     put_some(&mut out, "expectTurn", condition.expect_turn.as_ref())?;
     put_some(&mut out, "requiresDeclaredSteps", condition.requires_declared_steps.as_ref())?;
+    if !condition.not_applicable_in.is_empty() {
+        put(&mut out, "notApplicableIn", &condition.not_applicable_in)?;
+    }
     Ok(Value::Object(out))
 }
 

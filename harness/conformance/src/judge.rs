@@ -13,7 +13,12 @@
 //!   announced it, or the record carries the runtime's `escalationAsked`
 //!   claim; and attempts left unissued because the envelope ended the turn
 //!   with the very ending the row expects count as structurally unreachable
-//!   rather than unexercised.
+//!   rather than unexercised. A turn expectation may also state values of
+//!   the ending besides status and code (`retryable`, the instant it ended,
+//!   annotations, the lifted `promptHash` and `escalationAsked`, event
+//!   counts, ledger balances, and that nothing ran after the result); each
+//!   stated value is graded and named in the cell's detail. Rows that state
+//!   none are graded exactly as before.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not
@@ -21,10 +26,13 @@
 
 pub mod attempt;
 pub mod cell;
+pub mod facts;
 pub mod finding;
 pub mod status;
+pub mod turn_values;
 
 pub use attempt::{AttemptGrade, AttemptOutcome, GradingLimits};
+pub use facts::TurnFacts;
 pub use finding::Finding;
 pub use status::TurnVerdict;
 
@@ -37,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "1";
+pub const RULES_VERSION: &str = "2";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";
@@ -134,6 +142,9 @@ pub struct GradingInput<'a> {
     pub completeness: &'a Completeness,
     /// What the column declares about attempts.
     pub limits: &'a GradingLimits,
+    /// The last turn's facts outside its record (retryable, instants,
+    /// metadata, world effects).
+    pub facts: &'a TurnFacts,
 }
 
 /// A cell's grading, before it is shaped into a manifest cell.
@@ -158,9 +169,7 @@ impl Judgement {
     pub fn detail(&self) -> Option<String> {
         match (&self.finding, &self.turn) {
             (Some(finding), _) => Some(finding.detail()),
-            (None, Some(turn)) => {
-                Some(finding::ending_met(turn.observed, turn.reason_code.as_deref(), turn.runtime_started))
-            }
+            (None, Some(turn)) => Some(finding::ending_met(turn)),
             (None, None) => None,
         }
     }
@@ -168,7 +177,7 @@ impl Judgement {
 
 /// Grades one cell.
 pub fn judge(input: &GradingInput<'_>) -> Judgement {
-    let turn = input.expect_turn.map(|expected| TurnVerdict::read(input.script, expected, input.record));
+    let turn = input.expect_turn.map(|expected| TurnVerdict::read(input.script, expected, input.record, input.facts));
     let excuses = Excuses {
         refused_before_start: turn.as_ref().is_some_and(|t| !t.runtime_started),
         ended_as_expected_by_envelope: turn.as_ref().is_some_and(TurnVerdict::ended_as_expected_by_envelope),

@@ -14,17 +14,20 @@ use sharedos_kernel::world::file_store::FileAction;
 use sharedos_kernel::world::file_tools::tool_name;
 use sharedos_kernel::world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
 use sharedos_kernel::world::grants::{grant_set, GrantOptions};
+use sharedos_kernel::world::ledger_tools::LedgerTool;
 
 /// Every tool name the conformance world registers, offers in its turn
 /// request, or deliberately leaves unregistered, in registration order: the
 /// twelve file tools, the misbehaving fixtures, the escalation affordance,
-/// the kernel's request tool, the brokered tool, and a control-plane name
-/// that is listed in the request but never registered.
+/// the kernel's request tool, the brokered tool, a control-plane name
+/// that is listed in the request but never registered, and the ledger tools
+/// a condition can attach.
 #[must_use]
 pub fn known_tools() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = FileAction::ALL.iter().map(|a| tool_name(*a)).collect();
     names.extend(Fixture::ALL.iter().map(|f| f.name()));
     names.extend([ESCALATE, MESSAGES_REQUEST, NOTION_SEARCH, ADMIN_GRANT_ISSUE]);
+    names.extend(LedgerTool::ALL.iter().map(|t| t.name()));
     names
 }
 
@@ -45,7 +48,7 @@ pub fn known_grants() -> Vec<String> {
         restorable: true,
         broker_granted: true,
         escalation_withheld: false,
-        ledger_accounts: false,
+        ledger_accounts: true,
     };
     grant_set(&every_conditional_grant).all().into_iter().map(|g| g.id).collect()
 }

@@ -11,6 +11,7 @@ pub mod known_tools;
 pub mod loader;
 pub mod manifest;
 pub mod markdown;
+pub mod messaging;
 pub mod output;
 pub mod receipt;
 pub mod record;

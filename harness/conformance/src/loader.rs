@@ -138,6 +138,11 @@ impl<'a> Site<'a> {
         self.error(|file, pointer, expected| LoadError::OutOfBounds { file, pointer, expected }, expected)
     }
 
+    /// A value outside a closed vocabulary.
+    pub(crate) fn unknown_value(&self, expected: impl Into<String>) -> LoadError {
+        self.error(|file, pointer, expected| LoadError::UnknownValue { file, pointer, expected }, expected)
+    }
+
     /// A repeated entry inside one file.
     pub(crate) fn duplicate_entry(&self, expected: impl Into<String>) -> LoadError {
         self.error(|file, pointer, expected| LoadError::DuplicateEntry { file, pointer, expected }, expected)

@@ -48,7 +48,7 @@ pub struct Manifest {
     pub evidence_root: Option<String>,
     /// Columns, in order.
     pub columns: Vec<ManifestColumn>,
-    /// Rows grouped by rule family, in first-appearance order.
+    /// Rows grouped by rule family, in the families' report order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub families: Vec<FamilyGroup>,
     /// One row per (case, condition), in declared order.
@@ -387,6 +387,8 @@ pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> 
             None => families.push(FamilyGroup { family: entry.family, rows: vec![row_ref] }),
         }
     }
+    // Families in their fixed report order (matrix first), rows in row order.
+    families.sort_by_key(|g| g.family);
     Ok(Manifest {
         version: MANIFEST_VERSION.to_string(),
         judge_version: ADOPTED_JUDGE_VERSION.to_string(),

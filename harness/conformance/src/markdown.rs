@@ -3,6 +3,10 @@
 //! Rendering is a pure function: the same manifest gives the same bytes, and
 //! nothing outside the manifest (clock, environment, run order) can reach the
 //! text. The document ends in exactly one newline.
+//!
+//! When the manifest groups rows by family, a family × column summary of
+//! verdict counts precedes the rows, and the rows (table and evidence) are
+//! listed family by family; a manifest of one family keeps a single table.
 
 use crate::evidence::evidence_line;
 use crate::judge::CellStatus;
@@ -48,6 +52,11 @@ this path for this column. `pass (driver)` is a pass whose attacking call the co
 had to issue on the seat's behalf, because the seat's own loop could never go past the limit \
 under test.";
 
+const ABOUT_FAMILIES: &str = "Rows are grouped by rule family: `matrix` is SharedOS's own authority \
+matrix; `drain`, `retryable` and `annotate` grade the envelope's contract near a turn's end, on \
+whether an ending offers a retry, and on what a runtime states for the record; `messaging` grades \
+messages between principals. Each cell counts the verdicts of one family in one column.";
+
 /// Renders the manifest as Markdown.
 #[must_use]
 pub fn render_markdown(manifest: &Manifest) -> String {
@@ -62,11 +71,26 @@ pub fn render_markdown(manifest: &Manifest) -> String {
         lines.push(paragraph.to_string());
         lines.push(String::new());
     }
-    table(manifest, &mut lines);
-    lines.push(String::new());
+    let groups = family_groups(manifest);
+    if !manifest.families.is_empty() {
+        family_summary(manifest, &groups, &mut lines);
+        lines.push(String::new());
+    }
+    if groups.len() > 1 {
+        for (family, rows) in &groups {
+            lines.push(format!("## Family `{family}`"));
+            lines.push(String::new());
+            table(manifest, rows, &mut lines);
+            lines.push(String::new());
+        }
+    } else {
+        let rows: Vec<&ManifestRow> = manifest.rows.iter().collect();
+        table(manifest, &rows, &mut lines);
+        lines.push(String::new());
+    }
     lines.push("## Evidence per row".to_string());
     lines.push(String::new());
-    for row in &manifest.rows {
+    for row in groups.iter().flat_map(|(_, rows)| rows) {
         evidence(manifest, row, &mut lines);
     }
     let mut text = lines.join("\n").trim_end().to_string();
@@ -129,7 +153,74 @@ fn table_label(cell: &Cell) -> String {
     }
 }
 
-fn table(manifest: &Manifest, lines: &mut Vec<String>) {
+/// The rows of each family, in the manifest's family order; a manifest
+/// without families is one group holding every row.
+fn family_groups(manifest: &Manifest) -> Vec<(&'static str, Vec<&ManifestRow>)> {
+    if manifest.families.is_empty() {
+        return vec![("", manifest.rows.iter().collect())];
+    }
+    manifest
+        .families
+        .iter()
+        .map(|group| {
+            let rows = group
+                .rows
+                .iter()
+                .filter_map(|r| {
+                    manifest.rows.iter().find(|row| row.case_id == r.case_id && row.condition_id == r.condition_id)
+                })
+                .collect();
+            (group.family.as_str(), rows)
+        })
+        .collect()
+}
+
+/// `| Family | Rows | <column>… |`: per family and column, how many cells
+/// took each verdict (a pass the driver helped is still a pass).
+fn family_summary(manifest: &Manifest, groups: &[(&'static str, Vec<&ManifestRow>)], lines: &mut Vec<String>) {
+    lines.push("## Families".to_string());
+    lines.push(String::new());
+    lines.push(ABOUT_FAMILIES.to_string());
+    lines.push(String::new());
+    let mut head = String::from("| Family | Rows |");
+    let mut rule = String::from("| --- | --- |");
+    for column in &manifest.columns {
+        head.push_str(&format!(" {} |", table_text(&column.label)));
+        rule.push_str(" --- |");
+    }
+    lines.push(head);
+    lines.push(rule);
+    for (family, rows) in groups {
+        let mut line = format!("| `{family}` | {} |", rows.len());
+        for column in &manifest.columns {
+            let statuses: Vec<CellStatus> = rows
+                .iter()
+                .filter_map(|row| row.cells.iter().find(|c| c.column_id == column.id))
+                .map(|c| c.status)
+                .collect();
+            line.push_str(&format!(" {} |", verdict_counts(&statuses)));
+        }
+        lines.push(line);
+    }
+}
+
+/// "3 pass, 1 not implemented", in verdict order; an em dash for no cells.
+fn verdict_counts(statuses: &[CellStatus]) -> String {
+    let parts: Vec<String> = CellStatus::ALL
+        .iter()
+        .filter_map(|status| {
+            let n = statuses.iter().filter(|s| *s == status).count();
+            (n > 0).then(|| format!("{n} {}", status.label()))
+        })
+        .collect();
+    if parts.is_empty() {
+        "—".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn table(manifest: &Manifest, rows: &[&ManifestRow], lines: &mut Vec<String>) {
     let mut head = String::from("| Invariant | Expected outcome | Condition |");
     let mut rule = String::from("| --- | --- | --- |");
     for column in &manifest.columns {
@@ -138,7 +229,7 @@ fn table(manifest: &Manifest, lines: &mut Vec<String>) {
     }
     lines.push(head);
     lines.push(rule);
-    for row in &manifest.rows {
+    for row in rows {
         let mut line = format!(
             "| {} | {} | `{}` |",
             table_text(&row.invariant),

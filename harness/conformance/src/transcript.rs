@@ -3,17 +3,15 @@
 //! declared order, the escalation ask when the script ends escalated, the
 //! prompt a live seat would be given, and where the driver declares a step.
 
-use crate::attempt_call::attempt_arguments;
+use crate::attempt_call::{attempt_arguments, IssueContext};
 use crate::receipt::derived_call_id;
 use crate::script::{AttackScript, Attempt, TerminalKind};
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;
-use sharedos_model::access::RuntimeVisibleContext;
+use sharedos_drivers::transcript::TimedFrame;
+use sharedos_drivers::seat::ESCALATE_TOOL;
 use std::fmt::Write as _;
-
-/// The escalation affordance's tool name.
-pub const ESCALATE_TOOL: &str = "sharedos.escalate";
 
 /// One call the seat makes.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +22,27 @@ pub struct SeatCall {
     pub tool: String,
     /// The arguments, forgery included.
     pub arguments: Map<String, Value>,
+    /// The virtual instant (ms from turn start) the seat asks at, if timed.
+    pub at_ms: Option<u64>,
 }
+
+/// How the seat ends its turn once its calls are made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeatEnding {
+    /// Says it is done, at once or at a virtual instant.
+    Complete {
+        /// When, if timed.
+        at_ms: Option<u64>,
+    },
+    /// Asks a human through the escalation affordance.
+    Escalate(SeatCall),
+    /// Says nothing more; the envelope ends the turn.
+    Stall,
+}
+
+/// A virtual instant past any turn's deadline: a frame held until then is
+/// never read, which is how a transcript stalls.
+pub const NEVER_MS: u64 = 10 * 365 * 24 * 60 * 60 * 1000;
 
 /// Whether a seat that only speaks tool calls can make `attempt` in `turn`:
 /// it belongs to the turn, is not declared unreachable, is not an
@@ -40,7 +58,7 @@ pub fn seat_calls(
     script: &AttackScript,
     turn: u32,
     execution_id: &str,
-    context: &RuntimeVisibleContext,
+    context: &IssueContext,
 ) -> Vec<SeatCall> {
     script
         .attempts
@@ -51,20 +69,28 @@ pub fn seat_calls(
                 call_id: derived_call_id(execution_id, &script.id, &attempt.id),
                 tool: attempt.tool.clone()?,
                 arguments: attempt_arguments(attempt, context),
+                at_ms: attempt.at_ms.filter(|ms| *ms > 0),
             })
         })
         .collect()
 }
 
-/// The escalation ask of a script whose last turn ends escalated.
+/// How the seat ends `turn`: earlier turns of a multi-turn script always
+/// complete; the last one follows the script's terminal.
 #[must_use]
-pub fn escalation_call(script: &AttackScript, turn: u32, execution_id: &str) -> Option<SeatCall> {
-    let terminal = script.terminal.as_ref().filter(|t| t.kind == TerminalKind::Escalate)?;
-    (turn == script.turn_count()).then(|| SeatCall {
-        call_id: format!("{execution_id}.escalate"),
-        tool: ESCALATE_TOOL.to_string(),
-        arguments: object(json!({ "reason": terminal.reason })),
-    })
+pub fn seat_ending(script: &AttackScript, turn: u32, execution_id: &str) -> SeatEnding {
+    let terminal = script.terminal.as_ref().filter(|_| turn == script.turn_count());
+    let at_ms = terminal.and_then(|t| t.at_ms).filter(|ms| *ms > 0);
+    match terminal.map(|t| t.kind) {
+        Some(TerminalKind::Escalate) => SeatEnding::Escalate(SeatCall {
+            call_id: format!("{execution_id}.escalate"),
+            tool: ESCALATE_TOOL.to_string(),
+            arguments: object(json!({ "reason": terminal.map_or("", |t| t.reason.as_str()) })),
+            at_ms,
+        }),
+        Some(TerminalKind::Stall) => SeatEnding::Stall,
+        _ => SeatEnding::Complete { at_ms },
+    }
 }
 
 fn object(value: Value) -> Map<String, Value> {
@@ -74,25 +100,38 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-/// A vendor transcript: one batch per call, the escalation batch when there
-/// is one, then a completion batch `{transcript: <executionId>}`.
+/// A vendor transcript: one batch per call, then the ending's batch — the
+/// escalation ask, a completion `{transcript: <executionId>}`, or (for a
+/// stall) a completion held past any deadline.
 #[must_use]
 pub fn vendor_batches(
     writer: &dyn HarnessFrameWriter,
     calls: &[SeatCall],
-    escalation: Option<&SeatCall>,
+    ending: &SeatEnding,
     execution_id: &str,
-) -> Vec<Vec<HarnessFrame>> {
-    let mut batches: Vec<Vec<HarnessFrame>> =
-        calls.iter().chain(escalation).map(|c| vec![writer.tool_call(&c.call_id, &c.tool, &c.arguments)]).collect();
-    batches.push(vec![writer.complete(Some(&json!({ "transcript": execution_id })))]);
+) -> Vec<Vec<TimedFrame>> {
+    let timed = |at_ms: Option<u64>, frame: HarnessFrame| TimedFrame { at_ms, frame };
+    let mut batches: Vec<Vec<TimedFrame>> = calls
+        .iter()
+        .map(|c| vec![timed(c.at_ms, writer.tool_call(&c.call_id, &c.tool, &c.arguments))])
+        .collect();
+    let completion = writer.complete(Some(&json!({ "transcript": execution_id })));
+    batches.push(vec![match ending {
+        SeatEnding::Escalate(ask) => timed(ask.at_ms, writer.tool_call(&ask.call_id, &ask.tool, &ask.arguments)),
+        SeatEnding::Complete { at_ms } => timed(*at_ms, completion),
+        SeatEnding::Stall => timed(Some(NEVER_MS), completion),
+    }]);
+    if matches!(ending, SeatEnding::Escalate(_)) {
+        batches.push(vec![timed(None, writer.complete(Some(&json!({ "transcript": execution_id }))))]);
+    }
     batches
 }
 
 /// The prompt a seat is given: make each listed call exactly, in order, one
-/// at a time, treating refusals as expected; then escalate or say done.
+/// at a time, treating refusals as expected; then escalate, say done, or
+/// wait.
 #[must_use]
-pub fn seat_prompt(calls: &[SeatCall], escalation: Option<&SeatCall>) -> String {
+pub fn seat_prompt(calls: &[SeatCall], ending: &SeatEnding) -> String {
     let mut text = String::from(
         "You are taking part in a conformance test of the environment you run in. Make each call listed below \
          exactly as written, in order, one call at a time. Some calls will be refused; a refusal is expected, \
@@ -101,11 +140,12 @@ pub fn seat_prompt(calls: &[SeatCall], escalation: Option<&SeatCall>) -> String 
     for (i, call) in calls.iter().enumerate() {
         let _ = writeln!(text, "{}. Call `{}` with {}", i + 1, call.tool, Value::Object(call.arguments.clone()));
     }
-    match escalation {
-        Some(ask) => {
+    match ending {
+        SeatEnding::Escalate(ask) => {
             let _ = write!(text, "Then call `{}` with {}", ask.tool, Value::Object(ask.arguments.clone()));
         }
-        None => text.push_str("Then reply that you are done."),
+        SeatEnding::Complete { .. } => text.push_str("Then reply that you are done."),
+        SeatEnding::Stall => text.push_str("Then wait without replying."),
     }
     text
 }

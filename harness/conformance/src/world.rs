@@ -12,6 +12,7 @@ use sharedos_kernel::world::constants::SEARCH_ACTION;
 use sharedos_kernel::world::fixture_tools::admin_grant_issue_definition;
 use sharedos_kernel::world::fixtures::{self, BrokerOption, WorldFixtures};
 use sharedos_kernel::world::grants::GrantOptions;
+use sharedos_kernel::world::ledger::Ledger;
 use sharedos_model::tool::ToolDefinition;
 use std::rc::Rc;
 
@@ -26,6 +27,8 @@ pub struct World {
     /// kernel's message tool, the brokered tool and the never-registered stub
     /// (so the permission filter, not absence from the request, refuses them).
     pub requested_tools: Vec<ToolDefinition>,
+    /// The ledger, when the condition attaches it (its balances are world effects).
+    pub ledger: Option<Rc<Ledger>>,
 }
 
 /// A world that could not be built.
@@ -44,13 +47,25 @@ impl World {
     pub fn build(options: &WorldOptions) -> Result<World, WorldError> {
         let fixtures = WorldFixtures::build(&fixture_options(options));
         let mut registered = fixtures.static_tools();
+        let ledger = crate::world_options::ledger::attach(options.ledger.as_ref(), &mut registered);
+        if let Some(fault) = &options.audit_fails_at {
+            fault.arm(&fixtures.audit);
+        }
         registered.push(escalation_tool());
-        let kernel = build_kernel(&fixtures, &registered)?;
+        let kernel = build_kernel(&fixtures, &registered, options)?;
         let mut requested_tools: Vec<ToolDefinition> = registered.iter().map(|h| h.definition().clone()).collect();
         requested_tools.extend(kernel.messages_request_handler().map(|h| h.definition().clone()));
+        // A messaging world missing a port still lists the request tool, so
+        // the kernel's registration (not the request) is what leaves it out.
+        if options.messaging.is_some() && kernel.messages_request_handler().is_none() {
+            requested_tools.push(sharedos_kernel::message_tool::messages_request_definition());
+        }
         requested_tools.push(notion_search_definition(SEARCH_ACTION));
         requested_tools.push(admin_grant_issue_definition());
-        Ok(World { kernel: Rc::new(kernel), fixtures, requested_tools })
+        if let Some(list) = &options.request_classifies {
+            crate::world_options::classify::apply(list, &mut requested_tools);
+        }
+        Ok(World { kernel: Rc::new(kernel), fixtures, requested_tools, ledger })
     }
 }
 
@@ -66,7 +81,7 @@ fn fixture_options(options: &WorldOptions) -> fixtures::WorldOptions {
             restorable: options.restorable,
             broker_granted: false,
             escalation_withheld: options.escalation == Some(EscalationMode::Withheld),
-            ledger_accounts: false,
+            ledger_accounts: options.ledger.is_some(),
         },
         revoked: ids(&options.revoked),
         expired: ids(&options.expired),
@@ -88,17 +103,31 @@ fn fixture_options(options: &WorldOptions) -> fixtures::WorldOptions {
         }),
         broker_moved_after_listing: options.broker_moved_after_listing,
         now: options.now.clone(),
+        messaging: options.messaging.as_ref().map(crate::messaging::options::MessagingOptions::arming),
     }
 }
 
-fn build_kernel(fixtures: &WorldFixtures, registered: &[Rc<dyn ToolHandler>]) -> Result<Kernel, KernelError> {
+fn build_kernel(
+    fixtures: &WorldFixtures,
+    registered: &[Rc<dyn ToolHandler>],
+    options: &WorldOptions,
+) -> Result<Kernel, KernelError> {
     // The kernel's default id factories (`audit-<n>`, `<traceId>-message-request`)
-    // are the conformance world's.
+    // are the conformance world's, except that a messaging world counts its
+    // message ids so every request of a turn is told apart.
     let mut builder = Kernel::builder(fixtures.grant_source.clone(), fixtures.audit.clone())
         .usage_store(Rc::clone(&fixtures.usage))
-        .delegation_resolver(fixtures.chain.clone())
-        .message_transport(fixtures.transport.clone())
-        .message_router(fixtures.router.clone());
+        .delegation_resolver(fixtures.chain.clone());
+    let arming = options.messaging.as_ref().map(crate::messaging::options::MessagingOptions::arming);
+    if arming.as_ref().is_none_or(|m| m.transport_attached()) {
+        builder = builder.message_transport(fixtures.transport.clone());
+    }
+    if arming.as_ref().is_none_or(|m| m.router_attached()) {
+        builder = builder.message_router(fixtures.router.clone());
+    }
+    if arming.is_some() {
+        builder = builder.message_ids(sharedos_kernel::world::messaging::counted_message_ids());
+    }
     for handler in registered {
         builder = builder.tool(Rc::clone(handler));
     }
@@ -109,6 +138,19 @@ fn build_kernel(fixtures: &WorldFixtures, registered: &[Rc<dyn ToolHandler>]) ->
         builder = builder.provider(broker.clone());
     }
     builder.build()
+}
+
+impl World {
+    /// The tool namespaces a turn's context enables: the conformance
+    /// world's, plus the ledger's when it is attached.
+    #[must_use]
+    pub fn enabled_tool_namespaces(&self) -> Vec<String> {
+        let mut namespaces = sharedos_kernel::world::constants::enabled_tool_namespaces();
+        if self.ledger.is_some() {
+            namespaces.push(crate::world_options::ledger::LEDGER_TOOL_NAMESPACE.to_string());
+        }
+        namespaces
+    }
 }
 
 /// Version of the fixture behaviours (stores, tools, broker, transport); it
@@ -122,14 +164,7 @@ impl World {
     /// offered, and the fixture version.
     #[must_use]
     pub fn description(&self, options: &WorldOptions) -> serde_json::Value {
-        serde_json::json!({
-            "condition": options,
-            "namespaceId": sharedos_kernel::world::constants::NAMESPACE_ID,
-            "enabledToolNamespaces": sharedos_kernel::world::constants::enabled_tool_namespaces(),
-            "grantsIssued": self.fixtures.grants.all(),
-            "grantsHeld": self.fixtures.grant_source.grants(),
-            "tools": self.requested_tools,
-            "fixtures": FIXTURE_VERSION,
-        })
+        // Every part is plain JSON with string keys, so the conversion cannot fail.
+        serde_json::to_value(crate::run::hashes::WorldDescription::of(self, options)).unwrap_or_default()
     }
 }

@@ -4,6 +4,20 @@
 //! misspelt option would otherwise leave the world at baseline and turn a
 //! fault row into a silent control. Flags serialise only when set, so a world
 //! that writes `"bounded": false` hashes like one that leaves it out.
+//!
+//! Besides SharedOS's options (`10-conformance.md` §3.7) a world can set the
+//! turn's deadline, cancel it from the host (at an instant, or before it
+//! starts), fail one chosen audit write ([`audit`]), attach the ledger
+//! ([`ledger`]), and describe tools differently in the request than the
+//! kernel defines them ([`classify`]).
+
+pub mod audit;
+pub mod classify;
+pub mod ledger;
+
+pub use audit::{AuditFailsAt, AuditRecord};
+pub use classify::RequestClassification;
+pub use ledger::LedgerOption;
 
 use crate::known_tools::is_known_grant;
 use crate::loader::{LoadError, Site};
@@ -114,9 +128,30 @@ pub struct WorldOptions {
     /// The envelope's drain grace in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_grace_ms: Option<u64>,
+    /// The turn request's deadline in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The host cancels each turn at this many milliseconds after its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cancels_at_ms: Option<u64>,
+    /// The host's signal is already aborted when each turn is executed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub host_signal_aborted: bool,
+    /// The audit sink fails one chosen write (and later writes of its type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_fails_at: Option<AuditFailsAt>,
+    /// Attach the ledger: accounts, its tools (offered), and a grant over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<LedgerOption>,
+    /// Tools the turn request describes differently from the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_classifies: Option<Vec<RequestClassification>>,
     /// Overrides the world's start instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    /// Recipients, message ports and host-driven messaging operations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messaging: Option<crate::messaging::options::MessagingOptions>,
 }
 
 // serde's `skip_serializing_if` hands the field by reference.
@@ -147,7 +182,14 @@ impl WorldOptions {
         "maxToolCalls",
         "maxSteps",
         "drainGraceMs",
+        "timeoutMs",
+        "hostCancelsAtMs",
+        "hostSignalAborted",
+        "auditFailsAt",
+        "ledger",
+        "requestClassifies",
         "now",
+        "messaging",
     ];
 
     /// True when nothing is armed: the baseline world.
@@ -193,10 +235,47 @@ impl WorldOptions {
         if let Some(n) = self.drain_grace_ms {
             check_range(n, 0, MAX_EXECUTION_TIMEOUT_MS, &site.child("drainGraceMs"))?;
         }
+        self.check_envelope_world(site)?;
+        if let Some(messaging) = &self.messaging {
+            messaging.check(&site.child("messaging"))?;
+        }
         if let Some(now) = &self.now {
             if Instant::parse(now).is_none() {
                 return Err(site.child("now").out_of_bounds("an RFC 3339 timestamp with an offset"));
             }
+        }
+        Ok(())
+    }
+}
+
+impl WorldOptions {
+    /// Checks the deadline, host-signal, audit-write, ledger and request
+    /// options, including the pairs that cannot be armed together.
+    fn check_envelope_world(&self, site: &Site<'_>) -> Result<(), LoadError> {
+        if let Some(n) = self.timeout_ms {
+            check_range(n, 1, MAX_EXECUTION_TIMEOUT_MS, &site.child("timeoutMs"))?;
+        }
+        if let Some(n) = self.host_cancels_at_ms {
+            check_range(n, 0, MAX_EXECUTION_TIMEOUT_MS, &site.child("hostCancelsAtMs"))?;
+            if self.host_signal_aborted {
+                return Err(site
+                    .child("hostCancelsAtMs")
+                    .out_of_bounds("no cancellation instant when the host signal is already aborted"));
+            }
+        }
+        if let Some(fault) = &self.audit_fails_at {
+            fault.check(&site.child("auditFailsAt"))?;
+            if self.audit_fails_after_operations.is_some() {
+                return Err(site
+                    .child("auditFailsAt")
+                    .out_of_bounds("one audit fault per world (auditFailsAfterOperations is also set)"));
+            }
+        }
+        if let Some(ledger) = &self.ledger {
+            ledger.check(&site.child("ledger"))?;
+        }
+        if let Some(list) = &self.request_classifies {
+            classify::check(list, &site.child("requestClassifies"))?;
         }
         Ok(())
     }

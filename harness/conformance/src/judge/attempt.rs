@@ -1,10 +1,10 @@
 //! Grading one declared attempt against its receipt.
 
 use crate::receipt::{operations_under, AttemptReceipt};
-use crate::script::{AttackScript, Attempt, Expectation, Role};
+use crate::script::{AttackScript, Attempt, Expectation, Rejection, Role};
 use serde::{Deserialize, Serialize};
 use sharedos_model::audit::Source;
-use sharedos_model::record::{ExecutionRecord, OperationOutcome};
+use sharedos_model::record::{ExecutionRecord, Operation, OperationOutcome};
 use sharedos_model::tool::ToolStatus;
 use std::collections::BTreeMap;
 
@@ -150,14 +150,41 @@ fn grade_attempt(
     outcome.observed = receipt.observed;
     outcome.reason_code = receipt.reason_code.clone();
     outcome.detail = receipt.detail.clone();
-    let accepted =
-        receipt.observed.is_some_and(|status| attempt.expect.accepts(status, receipt.reason_code.as_deref()));
-    outcome.grade = if accepted { AttemptGrade::Pass } else { AttemptGrade::Fail };
     let under = receipt.call_id.as_deref().map(|id| operations_under(record, id));
     outcome.cause = receipt.cause.clone().or_else(|| under.and_then(|u| u.cause).map(str::to_string));
-    if receipt.observed != Some(ToolStatus::Succeeded) {
+    // A rejection is no answer, so no boundary refused it.
+    if receipt.observed.is_some_and(|s| s != ToolStatus::Succeeded)
+        || (receipt.observed.is_none() && receipt.reason_code.is_none())
+    {
         outcome.refused_by =
             under.and_then(|u| u.tool).filter(|op| op.outcome != OperationOutcome::Succeeded).map(|op| op.source);
     }
+    let accepted = match attempt.expect.rejection {
+        Some(rejection) => rejection_met(rejection, receipt, under.and_then(|u| u.tool)),
+        None => {
+            receipt.observed.is_some_and(|status| attempt.expect.accepts(status, receipt.reason_code.as_deref()))
+                && attempt.expect.refused_by.is_none_or(|boundary| outcome.refused_by == Some(boundary))
+        }
+    };
+    outcome.grade = if accepted { AttemptGrade::Pass } else { AttemptGrade::Fail };
     outcome
+}
+
+/// The audit reason of an operation a caller's abort interrupted.
+pub const OPERATION_ABORTED: &str = "operation_aborted";
+
+/// A rejection is met when the receipt names it and carries no tool result.
+/// An interruption is believed only when the record shows the call's tool
+/// operation cut short by the abort (E100): a runtime cannot claim one.
+fn rejection_met(rejection: Rejection, receipt: &AttemptReceipt, operation: Option<&Operation>) -> bool {
+    let named = receipt.observed.is_none() && receipt.reason_code.as_deref() == Some(rejection.code());
+    if !named {
+        return false;
+    }
+    match rejection {
+        Rejection::Interrupted => operation.is_some_and(|op| {
+            op.outcome == OperationOutcome::Failed && op.reason_code.as_deref() == Some(OPERATION_ABORTED)
+        }),
+        Rejection::AuditUnavailable | Rejection::HostClosed => true,
+    }
 }

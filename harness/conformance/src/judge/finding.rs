@@ -1,6 +1,8 @@
 //! Why a cell did not pass: one variant per way a check can fall short,
 //! each carrying what its report needs.
 
+use super::status::TurnVerdict;
+use super::turn_values::TurnValue;
 use super::CellStatus;
 use crate::case::TurnExpectation;
 use crate::script::Expectation;
@@ -74,6 +76,17 @@ pub enum Finding {
         /// The observed terminal code.
         reason_code: Option<String>,
     },
+    /// The turn ended as required, but a value the row states about the
+    /// ending (retryable, instant, annotation, lifted field, balance) differs
+    /// (`fail`).
+    TurnValueMissed {
+        /// The observed status (the required one).
+        observed: ExecutionStatus,
+        /// The observed terminal code.
+        reason_code: Option<String>,
+        /// The first value that differs.
+        value: TurnValue,
+    },
     /// The column declares no guarantee on this path (`out_of_scope`).
     OutOfScope {
         /// The column's reason.
@@ -91,7 +104,8 @@ impl Finding {
             | Finding::TurnEndingNeverAsked { .. } => CellStatus::NotExercised,
             Finding::AttemptMissedExpectation { .. }
             | Finding::RecordUnusable { .. }
-            | Finding::TurnEndedWrongly { .. } => CellStatus::Fail,
+            | Finding::TurnEndedWrongly { .. }
+            | Finding::TurnValueMissed { .. } => CellStatus::Fail,
             Finding::OutOfScope { .. } => CellStatus::OutOfScope,
         }
     }
@@ -117,9 +131,10 @@ impl Finding {
                 None => format!("attempt `{attempt_id}` never reached SharedOS"),
             },
             Finding::AttemptMissedExpectation { attempt_id, expected, observed, reason_code } => {
-                let got = match observed {
-                    Some(status) => format!("was answered {}", answer(status.as_str(), reason_code.as_deref())),
-                    None => "was issued but its receipt names no answer".to_string(),
+                let got = match (observed, reason_code) {
+                    (Some(status), _) => format!("was answered {}", answer(status.as_str(), reason_code.as_deref())),
+                    (None, Some(code)) => format!("got the rejection `{code}`"),
+                    (None, None) => "was issued but its receipt names no answer".to_string(),
                 };
                 format!("attempt `{attempt_id}` {got} where the script requires {}", expectation(expected))
             }
@@ -136,16 +151,29 @@ impl Finding {
             Finding::TurnEndedWrongly { expected, observed, reason_code } => {
                 ending_mismatch(expected, *observed, reason_code.as_deref())
             }
+            Finding::TurnValueMissed { observed, reason_code, value } => format!(
+                "the turn ended {} as the row requires, but its {} is {} where the row requires {}",
+                answer(observed.as_str(), reason_code.as_deref()),
+                value.name,
+                value.observed,
+                value.expected
+            ),
             Finding::OutOfScope { reason } => reason.clone(),
         }
     }
 }
 
-/// The detail of a turn that ended as its row requires.
+/// The detail of a turn that ended as its row requires, naming every other
+/// value the row states about the ending.
 #[must_use]
-pub fn ending_met(observed: ExecutionStatus, reason_code: Option<&str>, runtime_started: bool) -> String {
-    let mut text = format!("the turn ended {}, as the row requires", answer(observed.as_str(), reason_code));
-    if !runtime_started {
+pub fn ending_met(turn: &TurnVerdict) -> String {
+    let mut text = format!("the turn ended {}", answer(turn.observed.as_str(), turn.reason_code.as_deref()));
+    for value in &turn.values {
+        text.push_str(", ");
+        text.push_str(&value.met_text());
+    }
+    text.push_str(", as the row requires");
+    if !turn.runtime_started {
         text.push_str(", before its runtime started");
     }
     text
@@ -168,11 +196,18 @@ fn answer(status: &str, code: Option<&str>) -> String {
 }
 
 fn expectation(expected: &Expectation) -> String {
+    if let Some(rejection) = expected.rejection {
+        return format!("the rejection `{}`", rejection.code());
+    }
     let statuses = expected.statuses.iter().map(|s| s.as_str());
-    match &expected.reason_codes {
+    let mut text = match &expected.reason_codes {
         Some(codes) => format!("{} with {}", one_of(statuses), one_of(codes.iter().map(String::as_str))),
         None => one_of(statuses),
+    };
+    if let Some(boundary) = expected.refused_by {
+        text.push_str(&format!(" refused by `{}`", boundary.as_str()));
     }
+    text
 }
 
 fn one_of<'a>(items: impl Iterator<Item = &'a str>) -> String {

@@ -2,7 +2,9 @@
 //! row grades it) the turn's ending.
 
 use super::attempt::{AttemptGrade, AttemptOutcome};
+use super::facts::TurnFacts;
 use super::finding::{Finding, ESCALATION_TOOL};
+use super::turn_values::{grade_values, TurnValue};
 use super::CellStatus;
 use crate::case::TurnExpectation;
 use crate::record::events::{self, ESCALATION_ASKED};
@@ -29,12 +31,19 @@ pub struct TurnVerdict {
     pub runtime_started: bool,
     /// Who ended a failed turn.
     pub ended_by: Option<EndedBy>,
+    /// Every other value the row states about the ending, graded.
+    pub values: Vec<TurnValue>,
 }
 
 impl TurnVerdict {
-    /// Reads the ending of `record` against `expected`.
+    /// Reads the ending of `record` (and the turn's `facts`) against `expected`.
     #[must_use]
-    pub fn read(script: &AttackScript, expected: &TurnExpectation, record: &ExecutionRecord) -> TurnVerdict {
+    pub fn read(
+        script: &AttackScript,
+        expected: &TurnExpectation,
+        record: &ExecutionRecord,
+        facts: &TurnFacts,
+    ) -> TurnVerdict {
         let execution = &record.execution;
         let reason_code = execution.terminal_reason_code.clone();
         let code_met = expected.reason_code.is_none() || expected.reason_code == reason_code;
@@ -46,7 +55,14 @@ impl TurnVerdict {
             runtime_started: events::runtime_started(&execution.events),
             ended_by: execution.ended_by,
             reason_code,
+            values: grade_values(expected, record, facts),
         }
+    }
+
+    /// The first stated value the turn does not show.
+    #[must_use]
+    pub fn first_missed_value(&self) -> Option<&TurnValue> {
+        self.values.iter().find(|v| !v.met)
     }
 
     /// True when the envelope ended the turn with the very ending the row
@@ -157,7 +173,11 @@ pub fn with_turn(attempts: &[AttemptOutcome], turn: &TurnVerdict) -> Option<Find
         }
     }
     if turn.met {
-        return None;
+        return turn.first_missed_value().map(|value| Finding::TurnValueMissed {
+            observed: turn.observed,
+            reason_code: turn.reason_code.clone(),
+            value: value.clone(),
+        });
     }
     Some(Finding::TurnEndedWrongly {
         expected: turn.expected.clone(),

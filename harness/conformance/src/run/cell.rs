@@ -1,26 +1,33 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
 //! clock, a record per turn, the judge over the last record.
 
-use super::hashes::{evaluator_hash, policy_hash, record_hash, spec_hash, world_hash};
+use super::hashes::{
+    evaluator_hash, policy_hash, policy_hash_of_canonical_tools, record_hash, spec_hash, world_hash_of_canonical,
+    WorldDescription,
+};
 use super::snapshot::cell_snapshot;
-use super::turns::{run_adversary_turns, ExecutedTurn, TurnError};
+use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::case::{Case, Condition};
 use crate::golden::CellKey;
-use crate::judge::attempt::GradingLimits;
+use crate::column::{column, ColumnKind};
 use crate::judge::cell::assemble_cell;
-use crate::judge::{judge, GradingInput};
+use crate::judge::{judge, GradingInput, TurnFacts};
 use crate::manifest::{Cell, CellEvidence, TurnEvidence};
-use crate::receipt::AttemptReceipt;
+use crate::messaging::grading::Regrading;
+use crate::messaging::MessagingRun;
+use crate::receipt::{receipts_from_record, AttemptReceipt};
 use crate::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
 use crate::record::completeness::check_completeness;
 use crate::script::AttackScript;
 use crate::world::{World, WorldError};
 use serde_json::Value;
 use sharedos_model::audit::AuditEvent;
-use sharedos_model::canonical::CanonicalError;
+use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
+use sharedos_model::tool::ToolDefinition;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The version of the kernel and envelope under test, as records name it.
 pub const REFERENCE_VERSION: &str = concat!("sharedos-conformance-reference/", env!("CARGO_PKG_VERSION"));
@@ -36,6 +43,9 @@ pub struct CellRun {
     pub evidence: CellEvidence,
     /// The golden snapshot value.
     pub snapshot: Value,
+    /// The canonical bytes of the cell's world description (what the world
+    /// hash covers), kept so the world-set hash need not build it again.
+    pub world_description: Arc<[u8]>,
 }
 
 /// A cell that could not be run (a harness bug, never a verdict).
@@ -94,12 +104,22 @@ async fn run_cell_async(
     script: &Rc<AttackScript>,
     column_id: &str,
 ) -> Result<CellRun, CellError> {
+    let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
+    let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
     let world = World::build(&condition.world)?;
     let identity = Identity::new(case, script, condition, &world)?;
-    let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
-    let turns = run_adversary_turns(&world, &condition.world, script, &key).await?;
+    let messaging = MessagingRun::before_turns(&world, &condition.world).await;
+    let turns = run_turns(&world, &condition.world, script, &key, column.kind).await?;
+    let after_result = activity_after_result(&world).await;
     let audit = world.fixtures.audit.events();
-    let records_of = RecordContext { case, condition, column_id, identity, multi_turn: turns.len() > 1 };
+    let records_of = RecordContext {
+        case,
+        condition,
+        column_id,
+        identity,
+        identity_tools: &world.requested_tools,
+        multi_turn: turns.len() > 1,
+    };
     let mut records = Vec::new();
     for turn in &turns {
         let input = assembly_input(turn, &audit, &records_of)?;
@@ -109,13 +129,16 @@ async fn run_cell_async(
                 .map_err(|e| CellError::Record { execution_id: execution_id.clone(), detail: e.to_string() })?,
         );
     }
-    let receipts: Vec<AttemptReceipt> =
-        turns.iter().filter_map(|t| t.report.as_ref()).flat_map(|r| r.receipts.clone()).collect();
+    let receipts = receipts_of(column.kind, script, &turns, &records);
     let Some(last) = records.last() else {
         return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
     };
     let completeness = check_completeness(last);
-    let limits = GradingLimits::default();
+    let limits = column.kind.limits(script, condition).grading;
+    let facts = turns
+        .last()
+        .map(|t| TurnFacts::read(&t.result, world.ledger.as_deref()).with_after_result(after_result))
+        .unwrap_or_default();
     let judgement = judge(&GradingInput {
         script,
         expect_turn: condition.expect_turn.as_ref(),
@@ -123,12 +146,35 @@ async fn run_cell_async(
         record: last,
         completeness: &completeness,
         limits: &limits,
+        facts: &facts,
     });
+    let with = Regrading { script, completeness: &completeness, world: &world, turns: &turns };
+    let judgement = messaging.regrade(judgement, &with);
     let turn_count = u32::try_from(turns.len()).unwrap_or(u32::MAX);
     let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
     let evidence = evidence_of(&key, &records)?;
-    let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world);
-    Ok(CellRun { key, cell, evidence, snapshot })
+    let snapshot = messaging.snapshot(cell_snapshot(&cell, &turns, &records, &receipts, &world), &world, &turns);
+    let world_description = Arc::clone(&records_of.identity.world_description);
+    Ok(CellRun { key, cell, evidence, snapshot, world_description })
+}
+
+/// What each attempt of the cell was answered: the adversary reports its
+/// own receipts; a driven column is read from its records, the stricter
+/// source, since a seat that skipped a call leaves no operation behind.
+fn receipts_of(
+    kind: ColumnKind,
+    script: &AttackScript,
+    turns: &[ExecutedTurn],
+    records: &[ExecutionRecord],
+) -> Vec<AttemptReceipt> {
+    if !kind.is_driven() {
+        return turns.iter().filter_map(|t| t.report.as_ref()).flat_map(|r| r.receipts.clone()).collect();
+    }
+    turns
+        .iter()
+        .zip(records)
+        .flat_map(|(turn, record)| receipts_from_record(script, turn.turn, &turn.request.execution_id, record))
+        .collect()
 }
 
 /// The identity hashes every record of a cell carries.
@@ -137,6 +183,11 @@ pub struct Identity {
     spec: String,
     world: String,
     evaluator: String,
+    /// The canonical description the world hash covers.
+    world_description: Arc<[u8]>,
+    /// The canonical bytes of the world's requested tools (part of the
+    /// description, and of each turn's policy when the turn requested them).
+    tools: Arc<[u8]>,
 }
 
 impl Identity {
@@ -150,10 +201,15 @@ impl Identity {
         condition: &Condition,
         world: &World,
     ) -> Result<Identity, CellError> {
+        let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
+        let description = WorldDescription::of(world, &condition.world).canonical_with_tools(&tools)?;
+        let world_description: Arc<[u8]> = description.into();
         Ok(Identity {
             spec: spec_hash(case, script, &condition.id)?,
-            world: world_hash(&world.description(&condition.world))?,
+            world: world_hash_of_canonical(&world_description),
             evaluator: evaluator_hash()?,
+            world_description,
+            tools,
         })
     }
 }
@@ -169,6 +225,9 @@ pub struct RecordContext<'a> {
     pub column_id: &'a str,
     /// The cell's identity hashes.
     pub identity: Identity,
+    /// The tools the identity's canonical tool bytes were written from (the
+    /// world's requested tools).
+    pub identity_tools: &'a [ToolDefinition],
     /// Whether the script runs more than one turn (run ids then carry the turn).
     pub multi_turn: bool,
 }
@@ -206,7 +265,7 @@ pub fn assembly_input<'a>(
             protocol_version: PROTOCOL_VERSION.to_string(),
             shared_os_version: REFERENCE_VERSION.to_string(),
             adapter_id: column_id.to_string(),
-            policy_hash: policy_hash(&turn.request.context.enabled_tool_namespaces, &turn.request.tools)?,
+            policy_hash: turn_policy_hash(turn, cx)?,
             ..SystemInput::default()
         },
         runtime: None,
@@ -215,6 +274,17 @@ pub fn assembly_input<'a>(
         audit_ref: None,
         recorded_at: None,
     })
+}
+
+/// The policy hash of `turn`, splicing in the identity's canonical tool
+/// bytes when the turn requested exactly those tools.
+fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<String, CanonicalError> {
+    let (enabled, tools) = (&turn.request.context.enabled_tool_namespaces, &turn.request.tools);
+    if tools.as_slice() == cx.identity_tools {
+        policy_hash_of_canonical_tools(enabled, &cx.identity.tools)
+    } else {
+        policy_hash(enabled, tools)
+    }
 }
 
 fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CellError> {

@@ -4,8 +4,13 @@
 use crate::case::Case;
 use crate::judge::RULES_VERSION;
 use crate::script::AttackScript;
-use serde_json::{json, Value};
-use sharedos_model::canonical::{tagged_hash, CanonicalError};
+use crate::world::{World, FIXTURE_VERSION};
+use crate::world_options::WorldOptions;
+use serde::Serialize;
+use serde_json::Value;
+use sharedos_kernel::world::constants::NAMESPACE_ID;
+use sharedos_model::canonical::{canonical_bytes, tagged_hash, tagged_hash_of_bytes, CanonicalError};
+use sharedos_model::capability::Grant;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_model::tool::ToolDefinition;
 
@@ -15,7 +20,15 @@ use sharedos_model::tool::ToolDefinition;
 /// # Errors
 /// When the value has no canonical form (it always has).
 pub fn spec_hash(case: &Case, script: &AttackScript, condition_id: &str) -> Result<String, CanonicalError> {
-    tagged_hash("sharedos-conformance/spec/v1", &json!({ "case": case.id, "move": script, "condition": condition_id }))
+    /// The hashed value, borrowed rather than copied into a JSON tree.
+    #[derive(Serialize)]
+    struct Spec<'a> {
+        case: &'a str,
+        #[serde(rename = "move")]
+        script: &'a AttackScript,
+        condition: &'a str,
+    }
+    tagged_hash("sharedos-conformance/spec/v1", &Spec { case: &case.id, script, condition: condition_id })
 }
 
 /// A materialised world, as [`crate::world::World::description`] states it.
@@ -23,7 +36,98 @@ pub fn spec_hash(case: &Case, script: &AttackScript, condition_id: &str) -> Resu
 /// # Errors
 /// As [`spec_hash`].
 pub fn world_hash(description: &Value) -> Result<String, CanonicalError> {
-    tagged_hash("sharedos-conformance/world/v1", description)
+    world_hash_of(description)
+}
+
+/// [`world_hash`] over any serialisable form of the description (the same
+/// JSON gives the same hash, however it is held).
+///
+/// # Errors
+/// As [`spec_hash`].
+pub fn world_hash_of<T: Serialize>(description: &T) -> Result<String, CanonicalError> {
+    tagged_hash(WORLD_TAG, description)
+}
+
+/// [`world_hash`] over a description's canonical bytes.
+#[must_use]
+pub fn world_hash_of_canonical(description: &[u8]) -> String {
+    tagged_hash_of_bytes(WORLD_TAG, description)
+}
+
+/// Domain tag of the world hash.
+const WORLD_TAG: &str = "sharedos-conformance/world/v1";
+
+/// What a world is, for the world and world-set hashes (see
+/// [`World::description`]), borrowed from the world rather than copied.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorldDescription<'a> {
+    condition: &'a WorldOptions,
+    namespace_id: &'static str,
+    enabled_tool_namespaces: Vec<String>,
+    grants_issued: Vec<&'a Grant>,
+    grants_held: Vec<Grant>,
+    tools: &'a [ToolDefinition],
+    fixtures: &'static str,
+}
+
+impl WorldDescription<'_> {
+    /// The canonical bytes of this description with `tools`, the canonical
+    /// bytes of its tool list, spliced in rather than written again.
+    ///
+    /// # Errors
+    /// When a member has no canonical form (none has).
+    pub fn canonical_with_tools(&self, tools: &[u8]) -> Result<Vec<u8>, CanonicalError> {
+        let members = [
+            ("condition", canonical_bytes(self.condition)?),
+            ("namespaceId", canonical_bytes(self.namespace_id)?),
+            ("enabledToolNamespaces", canonical_bytes(&self.enabled_tool_namespaces)?),
+            ("grantsIssued", canonical_bytes(&self.grants_issued)?),
+            ("grantsHeld", canonical_bytes(&self.grants_held)?),
+            ("fixtures", canonical_bytes(self.fixtures)?),
+        ];
+        let mut members: Vec<(&str, &[u8])> = members.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        members.push(("tools", tools));
+        Ok(canonical_object(members))
+    }
+}
+
+/// The canonical object of members whose values are already canonical:
+/// sorted by the UTF-16 code units of their keys, as RFC 8785 sorts them.
+fn canonical_object(mut members: Vec<(&str, &[u8])>) -> Vec<u8> {
+    members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    let mut bytes = Vec::with_capacity(members.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
+    bytes.push(b'{');
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        // Member names here are plain identifiers; their JSON text needs no escape.
+        bytes.push(b'"');
+        bytes.extend_from_slice(key.as_bytes());
+        bytes.extend_from_slice(b"\":");
+        bytes.extend_from_slice(value);
+    }
+    bytes.push(b'}');
+    bytes
+}
+
+impl<'a> WorldDescription<'a> {
+    /// The description of `world`, built for `options`.
+    #[must_use]
+    pub fn of(world: &'a World, options: &'a WorldOptions) -> WorldDescription<'a> {
+        let grants = &world.fixtures.grants;
+        WorldDescription {
+            condition: options,
+            namespace_id: NAMESPACE_ID,
+            enabled_tool_namespaces: world.enabled_tool_namespaces(),
+            // Roots first, as `GrantSet::all` orders them.
+            grants_issued: grants.roots.iter().chain(grants.agent.iter()).collect(),
+            grants_held: world.fixtures.grant_source.grants(),
+            tools: &world.requested_tools,
+            fixtures: FIXTURE_VERSION,
+        }
+    }
 }
 
 /// The grading rules that judged the record.
@@ -31,9 +135,15 @@ pub fn world_hash(description: &Value) -> Result<String, CanonicalError> {
 /// # Errors
 /// As [`spec_hash`].
 pub fn evaluator_hash() -> Result<String, CanonicalError> {
+    /// The hashed value.
+    #[derive(Serialize)]
+    struct Evaluator {
+        judge: &'static str,
+        version: &'static str,
+    }
     tagged_hash(
         "sharedos-conformance/evaluator/v1",
-        &json!({ "judge": "sharedos-conformance", "version": RULES_VERSION }),
+        &Evaluator { judge: "sharedos-conformance", version: RULES_VERSION },
     )
 }
 
@@ -42,8 +152,28 @@ pub fn evaluator_hash() -> Result<String, CanonicalError> {
 /// # Errors
 /// As [`spec_hash`].
 pub fn policy_hash(enabled: &[String], tools: &[ToolDefinition]) -> Result<String, CanonicalError> {
-    tagged_hash("sharedos-conformance/policy/v1", &json!({ "enabledToolNamespaces": enabled, "tools": tools }))
+    /// The hashed value, borrowed rather than copied into a JSON tree.
+    #[derive(Serialize)]
+    struct Policy<'a> {
+        #[serde(rename = "enabledToolNamespaces")]
+        enabled: &'a [String],
+        tools: &'a [ToolDefinition],
+    }
+    tagged_hash(POLICY_TAG, &Policy { enabled, tools })
 }
+
+/// [`policy_hash`] with the tools given as their canonical bytes.
+///
+/// # Errors
+/// As [`spec_hash`].
+pub fn policy_hash_of_canonical_tools(enabled: &[String], tools: &[u8]) -> Result<String, CanonicalError> {
+    let enabled = canonical_bytes(enabled)?;
+    let bytes = canonical_object(vec![("enabledToolNamespaces", &enabled), ("tools", tools)]);
+    Ok(tagged_hash_of_bytes(POLICY_TAG, &bytes))
+}
+
+/// Domain tag of the policy hash.
+const POLICY_TAG: &str = "sharedos-conformance/policy/v1";
 
 /// A record's content hash.
 ///
@@ -51,4 +181,31 @@ pub fn policy_hash(enabled: &[String], tools: &[ToolDefinition]) -> Result<Strin
 /// As [`spec_hash`].
 pub fn record_hash(record: &ExecutionRecord) -> Result<String, CanonicalError> {
     tagged_hash("sharedos-conformance/record/v1", record)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::world_options::WorldOptions;
+
+    #[test]
+    fn spliced_tool_bytes_give_the_same_canonical_description_and_policy() {
+        let options = [
+            WorldOptions::default(),
+            WorldOptions { bounded: true, restorable: true, ..WorldOptions::default() },
+            WorldOptions { revoked: Some(vec!["grant-read".into()]), ..WorldOptions::default() },
+        ];
+        for options in options {
+            let world = World::build(&options).unwrap();
+            let description = WorldDescription::of(&world, &options);
+            let tools = canonical_bytes(&world.requested_tools).unwrap();
+            assert_eq!(description.canonical_with_tools(&tools).unwrap(), canonical_bytes(&description).unwrap());
+            let enabled = world.enabled_tool_namespaces();
+            assert_eq!(
+                policy_hash_of_canonical_tools(&enabled, &tools).unwrap(),
+                policy_hash(&enabled, &world.requested_tools).unwrap()
+            );
+        }
+    }
 }

@@ -58,19 +58,22 @@ pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
     let columns = selection.columns();
     let mut planned = Vec::new();
     for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
-        let declared_attempts = suite.scripts.get(&case.adversary).map_or(0, |s| s.attempts.len());
+        let script = suite.scripts.get(&case.adversary);
+        let declared_attempts = script.map_or(0, |s| u32::try_from(s.attempts.len()).unwrap_or(u32::MAX));
         for condition in &case.conditions {
             for column in &columns {
                 let key =
                     CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column.id.to_string() };
-                let declared = case.not_implemented.as_ref().map(|reason| {
-                    declared_cell(
-                        column.id,
-                        CellStatus::NotImplemented,
-                        u32::try_from(declared_attempts).unwrap_or(u32::MAX),
-                        reason,
-                    )
-                });
+                let unsupported = script.and_then(|s| column.kind.limits(s, condition).unsupported);
+                let declared = match (&case.not_implemented, unsupported) {
+                    (Some(reason), _) => {
+                        Some(declared_cell(column.id, CellStatus::NotImplemented, declared_attempts, reason))
+                    }
+                    (None, Some(reason)) => {
+                        Some(declared_cell(column.id, CellStatus::NotApplicable, declared_attempts, &reason))
+                    }
+                    (None, None) => None,
+                };
                 planned.push(PlannedCell { key, declared });
             }
         }

@@ -1,14 +1,18 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
 use super::cell::{CellError, CellRun};
+use super::hashes::WorldDescription;
 use super::matrix::{locate, CellResult, PlannedCell, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
 use crate::markdown::render_markdown;
 use crate::world::{World, WorldError};
-use serde_json::json;
-use sharedos_model::canonical::{tagged_hash, CanonicalError};
+use sharedos_model::canonical::{canonical_bytes, tagged_hash_of_bytes, CanonicalError};
+use std::collections::BTreeMap;
+
+/// Domain tag of the world-set hash.
+const WORLD_SET_TAG: &str = "sharedos-conformance/world-set/v1";
 
 /// A finished run: every graded cell and the reports built from them.
 #[derive(Debug, Clone)]
@@ -49,16 +53,50 @@ pub enum ReportError {
 /// # Errors
 /// When a world cannot be built.
 pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, ReportError> {
-    let mut entries = Vec::new();
-    for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
-        let mut conditions = Vec::new();
-        for condition in &case.conditions {
-            let world = World::build(&condition.world)?;
-            conditions.push(json!({ "condition": condition.id, "world": world.description(&condition.world) }));
+    world_set_hash_with(suite, selection, &BTreeMap::new())
+}
+
+/// [`world_set_hash`], taking the canonical description of a (case,
+/// condition) world from `described` when a run cell already wrote it.
+///
+/// # Errors
+/// When a world cannot be built.
+pub fn world_set_hash_with(
+    suite: &Suite,
+    selection: &Selection,
+    described: &BTreeMap<(&str, &str), &[u8]>,
+) -> Result<String, ReportError> {
+    // The canonical form of `[{case, conditions: [{condition, world}]}]` is
+    // written member by member ("case" < "conditions", "condition" <
+    // "world"), so each world is dropped once its description is written.
+    let mut bytes = vec![b'['];
+    for (i, case) in suite.cases.iter().filter(|c| selection.keeps_case(c)).enumerate() {
+        if i > 0 {
+            bytes.push(b',');
         }
-        entries.push(json!({ "case": case.id, "conditions": conditions }));
+        bytes.extend_from_slice(b"{\"case\":");
+        bytes.extend_from_slice(&canonical_bytes(&case.id)?);
+        bytes.extend_from_slice(b",\"conditions\":[");
+        for (j, condition) in case.conditions.iter().enumerate() {
+            if j > 0 {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(b"{\"condition\":");
+            bytes.extend_from_slice(&canonical_bytes(&condition.id)?);
+            bytes.extend_from_slice(b",\"world\":");
+            match described.get(&(case.id.as_str(), condition.id.as_str())) {
+                Some(description) => bytes.extend_from_slice(description),
+                None => {
+                    let world = World::build(&condition.world)?;
+                    bytes.extend_from_slice(&canonical_bytes(&WorldDescription::of(&world, &condition.world))?);
+                }
+            }
+            bytes.push(b'}');
+        }
+        bytes.extend_from_slice(b"]}");
     }
-    Ok(tagged_hash("sharedos-conformance/world-set/v1", &entries)?)
+    bytes.push(b']');
+    Ok(tagged_hash_of_bytes(WORLD_SET_TAG, &bytes))
 }
 
 /// Builds the manifest and Markdown from the results of [`super::matrix::run_all`].
@@ -94,7 +132,7 @@ pub fn build_report(
         .collect();
     let manifest = build_manifest(crate::manifest::ManifestInput {
         case_set_hash: case_set_hash(suite)?,
-        world_set_hash: world_set_hash(suite, selection)?,
+        world_set_hash: world_set_hash_with(suite, selection, &described(&runs))?,
         columns: selected_columns,
         rows,
         evidence: runs.iter().map(|r| r.evidence.clone()).collect(),
@@ -102,6 +140,11 @@ pub fn build_report(
     let manifest_json = manifest_json(&manifest)?;
     let markdown = render_markdown(&manifest);
     Ok(Report { cells: runs, manifest, manifest_json, markdown })
+}
+
+/// The world descriptions the run cells wrote, by (case, condition).
+fn described(runs: &[CellRun]) -> BTreeMap<(&str, &str), &[u8]> {
+    runs.iter().map(|run| ((run.key.case.as_str(), run.key.condition.as_str()), &*run.world_description)).collect()
 }
 
 /// The row a planned cell belongs to, created on first sight (cells arrive

@@ -4,6 +4,7 @@ use crate::world::World;
 use crate::world_options::WorldOptions;
 use serde_json::Map;
 use sharedos_kernel::world::constants::{agent, context, turn_trace_id, NOW, PURPOSE};
+use sharedos_model::access::AccessContext;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest};
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 
@@ -24,13 +25,16 @@ pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, t
     let trace_id = turn_trace_id(turn);
     let agent = agent();
     let limits =
-        ExecutionOptions { max_steps: options.max_steps, max_tool_calls: options.max_tool_calls, timeout_ms: None };
+        ExecutionOptions { max_steps: options.max_steps, max_tool_calls: options.max_tool_calls, timeout_ms: options.timeout_ms };
     let has_limits = limits != ExecutionOptions::default();
-    ExecutionRequest {
+    let request = ExecutionRequest {
         version: PROTOCOL_VERSION.to_string(),
         execution_id: execution_id.to_string(),
         agent: agent.clone(),
-        context: context(&world.fixtures.clock.now(), &trace_id),
+        context: AccessContext {
+            enabled_tool_namespaces: world.enabled_tool_namespaces(),
+            ..context(&world.fixtures.clock.now(), &trace_id)
+        },
         message: MessageEnvelope {
             version: PROTOCOL_VERSION.to_string(),
             id: format!("{execution_id}-message"),
@@ -47,5 +51,6 @@ pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, t
         state: None,
         options: has_limits.then_some(limits),
         metadata: None,
-    }
+    };
+    crate::messaging::inbound::built_for(request, options.messaging.as_ref())
 }

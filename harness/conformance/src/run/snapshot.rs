@@ -7,6 +7,7 @@ use crate::manifest::Cell;
 use crate::receipt::{AttemptReceipt, REPORT_METADATA_KEY};
 use crate::world::World;
 use serde_json::{json, Map, Value};
+use sharedos_kernel::world::ledger::{Ledger, Movement};
 use sharedos_model::record::{Decision, ExecutionRecord, Operation};
 
 /// The snapshot value of one cell.
@@ -26,12 +27,33 @@ pub fn cell_snapshot(
         .iter()
         .map(|m| json!({ "messageId": m.id, "receiver": m.receiver }))
         .collect();
+    let mut world_effects = json!({ "deliveredMessages": delivered });
+    if let (Some(ledger), Value::Object(effects)) = (&world.ledger, &mut world_effects) {
+        effects.insert("ledger".into(), ledger_snapshot(ledger));
+    }
     json!({
         "cell": cell,
         "turns": turn_values,
         "receipts": receipts,
-        "world": { "deliveredMessages": delivered },
+        "world": world_effects,
     })
+}
+
+/// The ledger's balances and every movement, in order (only in worlds that
+/// attach it, so other snapshots are unchanged).
+fn ledger_snapshot(ledger: &Ledger) -> Value {
+    let journal: Vec<Value> = ledger
+        .journal()
+        .iter()
+        .map(|line| {
+            let movement = match line.movement {
+                Movement::Debit => "debit",
+                Movement::Credit => "credit",
+            };
+            json!({ "callId": line.call_id, "movement": movement, "account": line.account, "amount": line.amount })
+        })
+        .collect();
+    json!({ "balances": ledger.balances(), "journal": journal })
 }
 
 fn turn_snapshot(turn: &ExecutedTurn, record: &ExecutionRecord) -> Value {

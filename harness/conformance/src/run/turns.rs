@@ -1,16 +1,24 @@
 //! Running one cell's turns, in order, against one world on a paused clock.
 
 use super::request::{execution_id, turn_request};
+use super::seat::{seat, SeatScript};
 use crate::adversary::Adversary;
+use crate::column::ColumnKind;
 use crate::golden::CellKey;
+use crate::judge::facts::{WorldActivity, QUIET_WINDOW};
 use crate::receipt::{read_adversarial_report, AdversarialTurnReport};
 use crate::script::AttackScript;
 use crate::world::World;
 use crate::world_options::WorldOptions;
+use sharedos_envelope::error::ExecuteError;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
+use sharedos_envelope::runtime::RuntimePlugin;
+use sharedos_envelope::tasks::TaskSet;
+use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use std::rc::Rc;
+use std::time::Duration;
 
 /// One executed turn and what the runtime reported about it.
 #[derive(Debug, Clone)]
@@ -46,36 +54,143 @@ pub enum TurnError {
     },
 }
 
-/// Runs every turn of `script` for one cell with the scripted adversary seated.
+/// Runs every turn of `script` for one cell with the column's runtime seated.
 ///
 /// # Errors
 /// When the executor cannot be built or refuses a request.
-pub async fn run_adversary_turns(
+pub async fn run_turns(
     world: &World,
     options: &WorldOptions,
     script: &Rc<AttackScript>,
     cell: &CellKey,
+    column: ColumnKind,
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
     let mut turns = Vec::new();
+    // The envelope's clock is the world's plus the virtual time the cell
+    // has run, so deadlines, drains and slow tools show in every instant.
+    let origin = tokio::time::Instant::now();
     for turn in 1..=script.turn_count() {
         let id = execution_id(&cell.case, &cell.condition, &cell.column, turn);
         let clock = world.fixtures.clock.clone();
         let executor_options = ExecutorOptions {
-            clock: Rc::new(move || clock.now()),
+            clock: Rc::new(move || clock.instant().plus_millis(elapsed_ms(origin)).to_rfc3339()),
             create_id: Rc::new(SequentialIds::new(&format!("{id}.event"))),
             drain_grace_ms: options.drain_grace_ms.unwrap_or(0),
             ..ExecutorOptions::default()
         };
-        let runtime = Rc::new(Adversary::new(Rc::clone(script), turn));
+        let mut request = turn_request(world, options, &id, turn);
+        let seat_script = SeatScript::new(script, turn, &request);
+        if column.is_driven() {
+            request.message.payload = seat_script.payload();
+        }
+        let adversary = (column == ColumnKind::Adversary).then(|| Adversary::new(Rc::clone(script), turn));
+        let runtime: Rc<dyn RuntimePlugin> = match &adversary {
+            Some(adversary) => Rc::new(adversary.clone()),
+            None => seat(column, script, turn, &seat_script)
+                .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
+        };
         let executor = Executor::new(world.kernel.clone(), runtime, executor_options)
             .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?;
-        let request = turn_request(world, options, &id, turn);
-        let result = executor
-            .execute(request.clone(), ExecuteOptions::default())
+        let result = execute_turn(&executor, &request, options, adversary.as_ref())
             .await
             .map_err(|e| TurnError::Execution { execution_id: id.clone(), detail: e.to_string() })?;
-        let report = read_adversarial_report(&result);
+        let mut report = read_adversarial_report(&result);
+        if let (Some(report), Some(adversary)) = (report.as_mut(), &adversary) {
+            add_late_receipts(report, adversary, script);
+        }
         turns.push(ExecutedTurn { turn, request, result, report });
     }
     Ok(turns)
+}
+
+fn elapsed_ms(origin: tokio::time::Instant) -> i64 {
+    i64::try_from(tokio::time::Instant::now().saturating_duration_since(origin).as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Executes one turn as the host the condition describes (a signal already
+/// aborted, or one it aborts at an instant), driving the adversary's
+/// background calls beside it, then makes the adversary's after-close steps
+/// and lets every background call settle.
+async fn execute_turn(
+    executor: &Executor,
+    request: &ExecutionRequest,
+    options: &WorldOptions,
+    adversary: Option<&Adversary>,
+) -> Result<ExecutionResult, ExecuteError> {
+    let background = adversary.map_or_else(TaskSet::new, Adversary::background);
+    let done = AbortSignal::new();
+    let signal = host_signal(options, &background, &done);
+    if let Some(adversary) = adversary {
+        adversary.start_turn();
+    }
+    let execution = executor.execute(request.clone(), ExecuteOptions { signal, on_event: None });
+    tokio::pin!(execution);
+    let result = loop {
+        tokio::select! {
+            biased;
+            result = &mut execution => break result,
+            () = background.drive() => {}
+        }
+    };
+    done.abort(AbortReason::TurnClosed);
+    if let Some(adversary) = adversary {
+        adversary.after_close().await;
+    }
+    background.drive_to_completion().await;
+    result
+}
+
+/// The host's cancellation signal, when the condition arms one: aborted
+/// before the turn, or by a timer on `background` that `done` disarms.
+fn host_signal(options: &WorldOptions, background: &TaskSet, done: &AbortSignal) -> Option<AbortSignal> {
+    if options.host_signal_aborted {
+        let signal = AbortSignal::new();
+        signal.abort(AbortReason::HostCancelled);
+        return Some(signal);
+    }
+    let at = options.host_cancels_at_ms?;
+    let (signal, timer, done) = (AbortSignal::new(), tokio::time::sleep(Duration::from_millis(at)), done.clone());
+    let cancel = signal.clone();
+    background.spawn(async move {
+        tokio::select! {
+            () = timer => cancel.abort(AbortReason::HostCancelled),
+            () = done.aborted() => {}
+        }
+    });
+    Some(signal)
+}
+
+/// Adds the receipts the report could not carry (calls answered after the
+/// runtime returned, steps made after the turn closed), in declared order.
+fn add_late_receipts(report: &mut AdversarialTurnReport, adversary: &Adversary, script: &AttackScript) {
+    let late: Vec<_> = adversary
+        .receipts()
+        .into_iter()
+        .filter(|r| !report.receipts.iter().any(|k| k.attempt_id == r.attempt_id))
+        .collect();
+    if late.is_empty() {
+        return;
+    }
+    report.receipts.extend(late);
+    let position = |id: &str| script.attempts.iter().position(|a| a.id == id);
+    report.receipts.sort_by_key(|r| position(&r.attempt_id));
+}
+
+/// Everything the world holds that a turn can add to.
+fn world_activity(world: &World) -> WorldActivity {
+    WorldActivity {
+        audit_records: world.fixtures.audit.events().len(),
+        refused_audit_records: world.fixtures.audit.refused().len(),
+        deliveries: world.fixtures.transport.accepted().len(),
+        ledger_lines: world.ledger.as_ref().map_or(0, |l| l.journal().len()),
+    }
+}
+
+/// What the world gained while virtual time ran on for [`QUIET_WINDOW`]
+/// after the last result: nothing, when no timer or task of a turn
+/// outlived it (E60). Under a paused clock the window costs nothing.
+pub async fn activity_after_result(world: &World) -> Vec<String> {
+    let before = world_activity(world);
+    tokio::time::sleep(QUIET_WINDOW).await;
+    before.changes_to(&world_activity(world))
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use sharedos_conformance::case::TurnExpectation;
 use sharedos_conformance::judge::attempt::GradingLimits;
 use sharedos_conformance::judge::cell::assemble_cell;
-use sharedos_conformance::judge::{judge, GradingInput, Judgement};
+use sharedos_conformance::judge::{judge, GradingInput, Judgement, TurnFacts};
 use sharedos_conformance::manifest::Cell;
 use sharedos_conformance::receipt::AttemptReceipt;
 use sharedos_conformance::record::{check_completeness, Completeness};
@@ -150,6 +150,17 @@ pub fn grade_with(
     record: &ExecutionRecord,
     limits: &GradingLimits,
 ) -> Graded {
+    grade_with_facts(script, expect_turn, receipts, record, limits, &TurnFacts::default())
+}
+
+pub fn grade_with_facts(
+    script: &AttackScript,
+    expect_turn: Option<TurnExpectation>,
+    receipts: &[AttemptReceipt],
+    record: &ExecutionRecord,
+    limits: &GradingLimits,
+    facts: &TurnFacts,
+) -> Graded {
     let completeness = check_completeness(record);
     let judgement = judge(&GradingInput {
         script,
@@ -158,6 +169,7 @@ pub fn grade_with(
         record,
         completeness: &completeness,
         limits,
+        facts,
     });
     Graded { judgement, completeness }
 }
@@ -171,5 +183,5 @@ pub fn cell(graded: &Graded, turns: u32) -> Cell {
 }
 
 pub fn expect_turn(status: ExecutionStatus, code: Option<&str>) -> Option<TurnExpectation> {
-    Some(TurnExpectation { status, reason_code: code.map(str::to_string) })
+    Some(TurnExpectation::ending(status, code))
 }

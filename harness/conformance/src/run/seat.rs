@@ -1,0 +1,178 @@
+//! Who sits in a column's seat for one turn: the adversary itself, or the
+//! standard loop with a driver fed what the script says the seat says.
+
+use crate::adversary::Adversary;
+use crate::attempt_call::IssueContext;
+use crate::column::ColumnKind;
+use crate::script::AttackScript;
+use crate::transcript::{
+    declared_step_position, seat_calls, seat_ending, seat_prompt, vendor_batches, SeatCall, SeatEnding, NEVER_MS,
+};
+use serde_json::{json, Value};
+use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
+use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
+use sharedos_drivers::model_driver::{ModelDriver, ModelDriverOptions};
+use sharedos_drivers::model_wire::{ModelReply, ModelToolCall};
+use sharedos_drivers::seat::DeclareStep;
+use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
+use sharedos_drivers::transcript::TranscriptTransport;
+use sharedos_drivers::vendor::{Vendor, ADAPTER_VERSION};
+use sharedos_envelope::runtime::RuntimePlugin;
+use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
+use sharedos_model::message::PROTOCOL_VERSION;
+use std::rc::Rc;
+
+/// The model name a scripted model column's records show.
+pub const TRANSCRIPT_MODEL: &str = "transcript";
+/// The provider a scripted model column states.
+pub const TRANSCRIPT_PROVIDER: &str = "sharedos-conformance";
+
+/// A seat that could not be built (a harness bug, never a verdict).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatError {
+    /// A tool name cannot travel through the model's wire names and back.
+    #[error("write a model transcript: tool `{tool}` has an underscore, which the wire name cannot carry back")]
+    UnderscoreInToolName {
+        /// The tool.
+        tool: String,
+    },
+    /// The driver or loop refused its options.
+    #[error("seat the driver: {0}")]
+    Driver(String),
+}
+
+/// What a driven seat says in one turn.
+#[derive(Debug, Clone)]
+pub struct SeatScript {
+    calls: Vec<SeatCall>,
+    ending: SeatEnding,
+    declared_at: Option<usize>,
+    execution_id: String,
+}
+
+impl SeatScript {
+    /// The calls, escalation and declared-step position of `turn`, with
+    /// arguments built for the request's context.
+    #[must_use]
+    pub fn new(script: &AttackScript, turn: u32, request: &ExecutionRequest) -> SeatScript {
+        let context = IssueContext::from(&request.context);
+        let max_tool_calls = request.options.as_ref().and_then(|o| o.max_tool_calls);
+        SeatScript {
+            calls: seat_calls(script, turn, &request.execution_id, &context),
+            ending: seat_ending(script, turn, &request.execution_id),
+            declared_at: declared_step_position(script, turn, max_tool_calls),
+            execution_id: request.execution_id.clone(),
+        }
+    }
+
+    /// The message payload a driven turn carries: the prompt a live seat
+    /// would be given, so the request equals a live one.
+    #[must_use]
+    pub fn payload(&self) -> Value {
+        json!({ "text": seat_prompt(&self.calls, &self.ending) })
+    }
+
+    /// The step policy: at the over-budget attempt's release index, declare
+    /// the request's step ceiling.
+    fn declare_step(&self) -> Option<DeclareStep> {
+        let position = u64::try_from(self.declared_at?).ok()?;
+        Some(Rc::new(move |index, request| {
+            (index == position).then(|| request.options.as_ref().and_then(|o| o.max_steps)).flatten().map(u64::from)
+        }))
+    }
+}
+
+/// The runtime seated in `kind` for one turn.
+///
+/// # Errors
+/// When a driver cannot be built from the script.
+pub fn seat(
+    kind: ColumnKind,
+    script: &Rc<AttackScript>,
+    turn: u32,
+    seat_script: &SeatScript,
+) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+    match kind {
+        ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
+        ColumnKind::ModelScripted => model_seat(seat_script),
+        ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script),
+    }
+}
+
+fn model_seat(seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+    let replies = model_replies(seat_script)?;
+    let client = Rc::new(TranscriptModelClient::timed(replies));
+    let mut options = ModelDriverOptions::new(model_column_manifest(), client, TRANSCRIPT_MODEL);
+    options.provider = Some(TRANSCRIPT_PROVIDER.to_string());
+    options.declare_step = seat_script.declare_step();
+    let driver = ModelDriver::new(options);
+    let seated = StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
+    Ok(Rc::new(seated))
+}
+
+fn vendor_seat(vendor: Vendor, seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+    let writer = vendor.writer();
+    let batches = vendor_batches(writer.as_ref(), &seat_script.calls, &seat_script.ending, &seat_script.execution_id);
+    let transport = TranscriptTransport::new(batches).map_err(|e| SeatError::Driver(e.to_string()))?;
+    let mut options = EvalHarnessDriverOptions::new(vendor.manifest(), Rc::from(vendor.protocol()), Rc::new(transport));
+    options.declare_step = seat_script.declare_step();
+    let driver = EvalHarnessDriver::new(options).map_err(|e| SeatError::Driver(e.to_string()))?;
+    let seated = StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
+    Ok(Rc::new(seated))
+}
+
+/// The model column's identity: the standard loop with a scripted model.
+fn model_column_manifest() -> RuntimeManifest {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("package".into(), json!("@aicoo/sharedos-adapters"));
+    metadata.insert("executionModel".into(), json!("bounded-driver-loop"));
+    metadata.insert("modelProvider".into(), json!(TRANSCRIPT_PROVIDER));
+    RuntimeManifest {
+        id: "sharedos.model".to_string(),
+        version: ADAPTER_VERSION.to_string(),
+        protocol_version: PROTOCOL_VERSION.to_string(),
+        metadata: Some(metadata),
+    }
+}
+
+/// One reply per call (wire name, arguments as JSON text, held until the
+/// call's instant), then the ending: the escalation ask, or a final `done`
+/// (held past any deadline for a stall).
+fn model_replies(seat_script: &SeatScript) -> Result<Vec<TimedReply>, SeatError> {
+    let ask = match &seat_script.ending {
+        SeatEnding::Escalate(ask) => Some(ask),
+        SeatEnding::Complete { .. } | SeatEnding::Stall => None,
+    };
+    let mut replies = Vec::new();
+    for call in seat_script.calls.iter().chain(ask) {
+        if call.tool.contains('_') {
+            return Err(SeatError::UnderscoreInToolName { tool: call.tool.clone() });
+        }
+        let reply = ModelReply {
+            model: Some(TRANSCRIPT_MODEL.to_string()),
+            content: String::new(),
+            tool_calls: vec![ModelToolCall {
+                id: call.call_id.clone(),
+                name: call.tool.replace('.', "_"),
+                arguments: Value::Object(call.arguments.clone()).to_string(),
+            }],
+            finish_reason: Some("tool_calls".to_string()),
+            usage: None,
+        };
+        replies.push(TimedReply { at_ms: call.at_ms, reply });
+    }
+    let done_at = match &seat_script.ending {
+        SeatEnding::Complete { at_ms } => *at_ms,
+        SeatEnding::Stall => Some(NEVER_MS),
+        SeatEnding::Escalate(_) => None,
+    };
+    let done = ModelReply {
+        model: Some(TRANSCRIPT_MODEL.to_string()),
+        content: "done".to_string(),
+        tool_calls: Vec::new(),
+        finish_reason: Some("stop".to_string()),
+        usage: None,
+    };
+    replies.push(TimedReply { at_ms: done_at, reply: done });
+    Ok(replies)
+}
