@@ -1,6 +1,9 @@
 #!/usr/bin/env sh
 # Runs the conformance harness benchmarks (criterion). Extra arguments go to
-# criterion, e.g. `scripts/bench.sh --warm-up-time 1 --measurement-time 3`.
+# criterion: options such as `--warm-up-time 1 --measurement-time 3`, and a
+# filter such as `mediated_call` or `matrix/full`. reports/bench.md says what
+# each benchmark measures, and how to count instructions with callgrind
+# (the PROFILE_MATRIX, PROFILE_CELL and PROFILE_TURNS workloads).
 set -eu
 cd "$(dirname "$0")/.."
 exec cargo bench -p sharedos-conformance -- "$@"

@@ -1,17 +1,25 @@
-//! Cost of the whole adversary matrix (plan, run on one worker, report) and
-//! of assembling one turn's execution record from an already executed turn.
+//! Cost of the matrix (plan, run, report, golden comparison), of one cell,
+//! and of one turn's execution record (assembly with validation, then the
+//! canonical serialisation its record hash covers).
+//!
+//! `PROFILE_MATRIX=<n>` runs the full matrix `n` times on one worker and
+//! `PROFILE_CELL=<n>` runs the benchmarked cell `n` times, then exits
+//! without criterion, for an instruction-count profiler.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use sharedos_conformance::golden::CellKey;
+use criterion::{criterion_group, Criterion};
+use sharedos_conformance::column::{column, ADVERSARY};
+use sharedos_conformance::golden::{compare, CellKey, GoldenComparison};
 use sharedos_conformance::loader::{load_suite, Suite};
 use sharedos_conformance::record::assemble::assemble_record;
 use sharedos_conformance::run::cell::{assembly_input, run_cell, Identity, RecordContext};
+use sharedos_conformance::run::hashes::record_hash;
 use sharedos_conformance::run::matrix::{locate, plan, run_all, Selection};
-use sharedos_conformance::run::report::build_report;
-use sharedos_conformance::run::turns::{run_adversary_turns, ExecutedTurn};
+use sharedos_conformance::run::report::{build_report, Report};
+use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
 use sharedos_conformance::world::World;
 use sharedos_model::audit::AuditEvent;
+use sharedos_model::tool::ToolDefinition;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -29,17 +37,28 @@ fn suite() -> Suite {
     load_suite(&repository_root()).expect("the suite loads")
 }
 
+/// What `check` does after loading the suite: plan, run on `jobs` workers,
+/// build the reports, and compare every run cell with its golden file.
+fn matrix_run(suite: &Suite, selection: &Selection, jobs: usize) -> Report {
+    let planned = plan(suite, selection);
+    let results = run_all(suite, &planned, jobs);
+    let report = build_report(suite, selection, results).expect("the report builds");
+    let golden = repository_root().join("golden");
+    for run in &report.cells {
+        let same = matches!(compare(&golden, &run.key, &run.snapshot), GoldenComparison::Same);
+        black_box(same);
+    }
+    report
+}
+
 fn whole_matrix(c: &mut Criterion, suite: &Suite) {
-    let selection = Selection::default();
+    let adversary = Selection { columns: vec![ADVERSARY.id.to_string()], ..Selection::default() };
+    let everything = Selection::default();
     let mut group = c.benchmark_group("matrix");
     group.sample_size(10);
-    group.bench_function("adversary_matrix", |b| {
-        b.iter(|| {
-            let planned = plan(suite, &selection);
-            let results = run_all(suite, &planned, 1);
-            black_box(build_report(suite, &selection, results).expect("the report builds"))
-        });
-    });
+    group.bench_function("adversary_column_jobs1", |b| b.iter(|| black_box(matrix_run(suite, &adversary, 1))));
+    group.bench_function("full_jobs1", |b| b.iter(|| black_box(matrix_run(suite, &everything, 1))));
+    group.bench_function("full_jobs2", |b| b.iter(|| black_box(matrix_run(suite, &everything, 2))));
     group.finish();
 }
 
@@ -49,6 +68,7 @@ struct RecordInputs {
     turn: ExecutedTurn,
     audit: Vec<AuditEvent>,
     identity: Identity,
+    tools: Vec<ToolDefinition>,
 }
 
 fn cell_key() -> CellKey {
@@ -58,27 +78,42 @@ fn cell_key() -> CellKey {
 fn record_inputs(suite: &Suite) -> RecordInputs {
     let (case, condition, script) = locate(suite, &cell_key()).expect("the cell exists");
     let script = Rc::new(script.clone());
+    let kind = column(COLUMN).expect("the column exists").kind;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("the runtime starts");
-    let (turn, audit, identity) = runtime.block_on(async {
+    let (turn, audit, identity, tools) = runtime.block_on(async {
         let world = World::build(&condition.world).expect("the world builds");
         let identity = Identity::new(case, &script, condition, &world).expect("identity hashes");
-        let turns = run_adversary_turns(&world, &condition.world, &script, &cell_key()).await.expect("the turns run");
-        (turns.into_iter().next().expect("one turn ran"), world.fixtures.audit.events(), identity)
+        let turns = run_turns(&world, &condition.world, &script, &cell_key(), kind).await.expect("the turns run");
+        let turn = turns.into_iter().next().expect("one turn ran");
+        (turn, world.fixtures.audit.events(), identity, world.requested_tools.clone())
     });
-    RecordInputs { turn, audit, identity }
+    RecordInputs { turn, audit, identity, tools }
 }
 
 fn record_assembly(c: &mut Criterion, suite: &Suite) {
     let inputs = record_inputs(suite);
     let (case, condition, _) = locate(suite, &cell_key()).expect("the cell exists");
-    let cx = RecordContext { case, condition, column_id: COLUMN, identity: inputs.identity.clone(), multi_turn: false };
+    let cx = RecordContext {
+        case,
+        condition,
+        column_id: COLUMN,
+        identity: inputs.identity.clone(),
+        identity_tools: &inputs.tools,
+        multi_turn: false,
+    };
     let input = assembly_input(&inputs.turn, &inputs.audit, &cx).expect("the input builds");
     c.bench_function("record/assemble_one_turn", |b| {
         b.iter(|| black_box(assemble_record(input.clone()).expect("the record assembles")));
+    });
+    c.bench_function("record/assemble_validate_serialise", |b| {
+        b.iter(|| {
+            let record = assemble_record(input.clone()).expect("the record assembles");
+            black_box(record_hash(&record).expect("the record hashes"))
+        });
     });
 }
 
@@ -90,11 +125,25 @@ fn one_cell(c: &mut Criterion, suite: &Suite) {
     });
 }
 
+/// The parts of a cell that do not depend on its turns: building (and
+/// dropping) its world, and the identity hashes its records carry.
+fn cell_parts(c: &mut Criterion, suite: &Suite) {
+    let (case, condition, script) = locate(suite, &cell_key()).expect("the cell exists");
+    c.bench_function("cell_part/world_build_and_drop", |b| {
+        b.iter(|| drop(black_box(World::build(&condition.world).expect("the world builds"))));
+    });
+    let world = World::build(&condition.world).expect("the world builds");
+    c.bench_function("cell_part/identity_hashes", |b| {
+        b.iter(|| black_box(Identity::new(case, script, condition, &world).expect("identity hashes")));
+    });
+}
+
 fn matrix(c: &mut Criterion) {
     let suite = suite();
-    whole_matrix(c, &suite);
+    cell_parts(c, &suite);
     record_assembly(c, &suite);
     one_cell(c, &suite);
+    whole_matrix(c, &suite);
 }
 
 criterion_group! {
@@ -102,4 +151,25 @@ criterion_group! {
     config = Criterion::default().measurement_time(Duration::from_secs(3));
     targets = matrix
 }
-criterion_main!(benches);
+
+/// Runs `what` `times` times and exits (see the crate comment).
+fn profile(times: &str, what: impl Fn()) {
+    for _ in 0..times.parse::<usize>().expect("a repetition count") {
+        what();
+    }
+}
+
+fn main() {
+    if let Ok(times) = std::env::var("PROFILE_MATRIX") {
+        let suite = suite();
+        return profile(&times, || drop(black_box(matrix_run(&suite, &Selection::default(), 1))));
+    }
+    if let Ok(times) = std::env::var("PROFILE_CELL") {
+        let suite = suite();
+        let (case, condition, script) = locate(&suite, &cell_key()).expect("the cell exists");
+        let script = Rc::new(script.clone());
+        return profile(&times, || drop(black_box(run_cell(case, condition, &script, COLUMN).expect("the cell runs"))));
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,11 +1,13 @@
 //! Cost of one mediated tool call through the envelope and the reference
-//! kernel, in process: a turn issues `CALLS_PER_TURN` identical calls and the
-//! turn's time is divided by that count. World construction is left out of
-//! the timed region; executor setup and the turn's result assembly are in it,
-//! spread over the calls.
+//! kernel, in process, measured per call inside an already open turn: the
+//! runtime reads the monotonic clock right before `invoke_tool` and right
+//! after its answer, and only those spans are summed. Turn set-up and
+//! tear-down (executor construction, authority, admission, reach, listing,
+//! the turn's result and `turn.ended`) are timed separately as
+//! `mediated_call/turn_without_calls`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_conformance::run::request::turn_request;
@@ -19,19 +21,20 @@ use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::{ToolCall, ToolStatus};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// Calls issued per timed turn.
-const CALLS_PER_TURN: u32 = 64;
+/// Most calls one turn makes (its step and call budgets are set to this).
+const MAX_CALLS_PER_TURN: u32 = 256;
 
-/// A runtime that issues the same tool call `CALLS_PER_TURN` times and keeps
-/// what each call returned, so the setup can check the calls did what the
-/// benchmark claims.
+/// A runtime that issues the same tool call `calls` times, timing each call
+/// on its own and keeping what each returned.
 struct Repeater {
     tool: &'static str,
     arguments: Map<String, Value>,
+    calls: Cell<u32>,
+    spans: RefCell<Vec<Duration>>,
     outcomes: RefCell<Vec<(ToolStatus, Option<String>)>>,
 }
 
@@ -52,7 +55,8 @@ impl RuntimePlugin for Repeater {
         _signal: AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
         Box::pin(async move {
-            for step in 0..CALLS_PER_TURN {
+            for step in 0..self.calls.get() {
+                // Building the call is the runtime's own work, not mediation.
                 let call = ToolCall {
                     id: format!("{}.call-{step}", request.execution_id),
                     tool: self.tool.to_string(),
@@ -60,10 +64,12 @@ impl RuntimePlugin for Repeater {
                     trace_id: request.context.trace_id.clone(),
                     requested_at: request.context.now.clone(),
                 };
+                let start = Instant::now();
                 let result = host.invoke_tool(call, ToolInvocationOptions::at_step(u64::from(step))).await?;
+                self.spans.borrow_mut().push(start.elapsed());
                 self.outcomes.borrow_mut().push((result.status(), result.error().map(|e| e.code.clone())));
             }
-            Ok(complete(json!({ "calls": CALLS_PER_TURN })))
+            Ok(complete(json!({ "calls": self.calls.get() })))
         })
     }
 }
@@ -76,16 +82,22 @@ fn arguments(value: Value) -> Map<String, Value> {
 }
 
 fn world_options() -> WorldOptions {
-    WorldOptions { max_steps: Some(CALLS_PER_TURN), max_tool_calls: Some(CALLS_PER_TURN), ..WorldOptions::default() }
+    WorldOptions {
+        max_steps: Some(MAX_CALLS_PER_TURN),
+        max_tool_calls: Some(MAX_CALLS_PER_TURN),
+        ..WorldOptions::default()
+    }
 }
 
-/// Runs one turn of `CALLS_PER_TURN` calls against a fresh world; returns the
-/// time spent in the turn alone and what each call returned.
-async fn timed_turn(
-    tool: &'static str,
-    args: &Map<String, Value>,
-    turn: u64,
-) -> (Duration, Vec<(ToolStatus, Option<String>)>) {
+/// What one turn cost: the whole `execute`, and each call on its own.
+struct TurnTiming {
+    turn: Duration,
+    spans: Vec<Duration>,
+    outcomes: Vec<(ToolStatus, Option<String>)>,
+}
+
+/// Runs one turn of `calls` calls against a fresh world (built untimed).
+async fn timed_turn(tool: &'static str, args: &Map<String, Value>, calls: u32, turn: u64) -> TurnTiming {
     let options = world_options();
     let world = World::build(&options).expect("the default world builds");
     let id = format!("bench.mediated.{turn}");
@@ -95,38 +107,79 @@ async fn timed_turn(
         create_id: Rc::new(SequentialIds::new(&format!("{id}.event"))),
         ..ExecutorOptions::default()
     };
-    let runtime = Rc::new(Repeater { tool, arguments: args.clone(), outcomes: RefCell::new(Vec::new()) });
+    let runtime = Rc::new(Repeater {
+        tool,
+        arguments: args.clone(),
+        calls: Cell::new(calls),
+        spans: RefCell::new(Vec::with_capacity(calls as usize)),
+        outcomes: RefCell::new(Vec::with_capacity(calls as usize)),
+    });
     let request = turn_request(&world, &options, &id, 1);
     let start = Instant::now();
     let executor = Executor::new(world.kernel.clone(), runtime.clone(), executor_options).expect("the executor builds");
     let result = executor.execute(request, ExecuteOptions::default()).await.expect("the turn executes");
-    let elapsed = start.elapsed();
+    let turn = start.elapsed();
     drop(result);
-    let outcomes = runtime.outcomes.borrow().clone();
-    (elapsed, outcomes)
+    let spans = runtime.spans.take();
+    let outcomes = runtime.outcomes.take();
+    TurnTiming { turn, spans, outcomes }
 }
 
 fn paused_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().expect("the runtime starts")
 }
 
+/// The `q`-quantile of `spans` (sorted in place).
+fn quantile(spans: &mut [Duration], q: f64) -> Duration {
+    spans.sort_unstable();
+    // The index is within bounds and non-negative by construction.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+    let at = ((spans.len() - 1) as f64 * q).round() as usize;
+    spans[at]
+}
+
 fn bench_call(c: &mut Criterion, name: &str, tool: &'static str, args: Value, expected: (ToolStatus, Option<&str>)) {
     let args = arguments(args);
     let runtime = paused_runtime();
-    // Check once that every call ends the way the benchmark name says.
-    let (_, outcomes) = runtime.block_on(timed_turn(tool, &args, 0));
-    assert_eq!(outcomes.len(), CALLS_PER_TURN as usize, "{name}: every call returned");
-    for outcome in &outcomes {
-        assert_eq!((outcome.0, outcome.1.as_deref()), expected, "{name}: unexpected call outcome");
+    // Check once that every call ends the way the benchmark name says, and
+    // print the distribution of single calls over a few full turns.
+    let mut spans = Vec::new();
+    for turn in 0..8 {
+        let timing = runtime.block_on(timed_turn(tool, &args, MAX_CALLS_PER_TURN, turn));
+        assert_eq!(timing.outcomes.len(), MAX_CALLS_PER_TURN as usize, "{name}: every call returned");
+        for outcome in &timing.outcomes {
+            assert_eq!((outcome.0, outcome.1.as_deref()), expected, "{name}: unexpected call outcome");
+        }
+        spans.extend(timing.spans);
     }
+    let (p50, p90) = (quantile(&mut spans, 0.5), quantile(&mut spans, 0.9));
+    eprintln!("{name}: single calls over {} calls: p50 {p50:?}, p90 {p90:?}", spans.len());
     c.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
-            for i in 0..iters {
-                let (elapsed, _) = runtime.block_on(timed_turn(tool, &args, i));
-                total += elapsed;
+            let (mut left, mut turn) = (iters, 0);
+            while left > 0 {
+                let calls = u32::try_from(left.min(u64::from(MAX_CALLS_PER_TURN))).unwrap_or(MAX_CALLS_PER_TURN);
+                let timing = runtime.block_on(timed_turn(tool, &args, calls, turn));
+                total += timing.spans.iter().sum::<Duration>();
+                left -= u64::from(calls);
+                turn += 1;
             }
-            total / CALLS_PER_TURN
+            total
+        });
+    });
+}
+
+fn bench_turn(c: &mut Criterion) {
+    let runtime = paused_runtime();
+    let args = Map::new();
+    c.bench_function("mediated_call/turn_without_calls", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for turn in 0..iters {
+                total += runtime.block_on(timed_turn("files.read", &args, 0, turn)).turn;
+            }
+            total
         });
     });
 }
@@ -141,7 +194,24 @@ fn mediated_call(c: &mut Criterion) {
         json!({ "path": path, "content": "x" }),
         (ToolStatus::Denied, Some("no_matching_grant")),
     );
+    bench_turn(c);
 }
 
 criterion_group!(benches, mediated_call);
-criterion_main!(benches);
+
+/// `PROFILE_TURNS=<turns>:<calls>` runs that many turns of `files.read`
+/// calls and exits, for an instruction-count profiler; otherwise criterion.
+fn main() {
+    if let Ok(spec) = std::env::var("PROFILE_TURNS") {
+        let (turns, calls) = spec.split_once(':').expect("PROFILE_TURNS=<turns>:<calls>");
+        let args = arguments(json!({ "path": ["Workspace", "policy.md"] }));
+        let runtime = paused_runtime();
+        for turn in 0..turns.parse::<u64>().expect("a turn count") {
+            let timing = runtime.block_on(timed_turn("files.read", &args, calls.parse().expect("a call count"), turn));
+            std::hint::black_box(timing.turn);
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
