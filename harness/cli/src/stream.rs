@@ -68,7 +68,7 @@ pub fn events(
                 "condition": row.condition_id,
                 "column": cell.column_id,
                 "status": cell.status.as_str(),
-                "label": cell.status.label(),
+                "label": cell.label(),
                 "golden": golden,
                 "cell": cell,
             }));

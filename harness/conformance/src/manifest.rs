@@ -164,6 +164,18 @@ impl Cell {
     pub fn is_declared(&self) -> bool {
         self.turns == 0
     }
+
+    /// How the cell is shown: its status label, or `pass (driver)` when the
+    /// attacking call was issued by the column's driver.
+    #[must_use]
+    pub fn label(&self) -> String {
+        let label = self.status.label();
+        if self.status == CellStatus::Pass && !self.driver_issued.is_empty() {
+            format!("{label} (driver)")
+        } else {
+            label.to_string()
+        }
+    }
 }
 
 #[derive(Serialize)]

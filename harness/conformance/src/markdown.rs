@@ -144,14 +144,6 @@ fn table_text(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-fn table_label(cell: &Cell) -> String {
-    let label = cell.status.label();
-    if cell.status == CellStatus::Pass && !cell.driver_issued.is_empty() {
-        format!("{label} (driver)")
-    } else {
-        label.to_string()
-    }
-}
 
 /// The rows of each family, in the manifest's family order; a manifest
 /// without families is one group holding every row.
@@ -237,7 +229,7 @@ fn table(manifest: &Manifest, rows: &[&ManifestRow], lines: &mut Vec<String>) {
             table_text(&row.condition_id)
         );
         for column in &manifest.columns {
-            let label = row.cells.iter().find(|c| c.column_id == column.id).map(table_label);
+            let label = row.cells.iter().find(|c| c.column_id == column.id).map(Cell::label);
             line.push_str(&format!(" {} |", label.as_deref().unwrap_or("—")));
         }
         lines.push(line);
