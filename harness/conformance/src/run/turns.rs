@@ -123,7 +123,7 @@ async fn execute_turn(
     if let Some(adversary) = adversary {
         adversary.start_turn();
     }
-    let execution = executor.execute(request.clone(), ExecuteOptions { signal, on_event: None });
+    let execution = executor.execute_borrowed(request, ExecuteOptions { signal, on_event: None });
     tokio::pin!(execution);
     let result = loop {
         tokio::select! {
