@@ -5,10 +5,10 @@ use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
+use sharedos_conformance::column::columns;
 use sharedos_conformance::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::loader::{load_suite, Suite};
 use sharedos_conformance::output::write_if_changed;
-use sharedos_conformance::column::columns;
 use sharedos_conformance::run::matrix::{plan, run_all, PlannedCell, Selection};
 use sharedos_conformance::run::report::{build_report, Report};
 use std::collections::BTreeMap;
@@ -120,7 +120,9 @@ fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, G
         } else {
             match compare(&golden, &run.key, &run.snapshot) {
                 GoldenComparison::Same => GoldenState::Same,
-                GoldenComparison::Missing { path } => GoldenState::Missing(format!("{}: no golden file", path.display())),
+                GoldenComparison::Missing { path } => {
+                    GoldenState::Missing(format!("{}: no golden file", path.display()))
+                }
                 GoldenComparison::Differs { path, diff } => {
                     GoldenState::Differs(format!("{} differs:\n{diff}", path.display()))
                 }

@@ -15,11 +15,8 @@ fn decode(vendor: &str, input: &[u8]) -> (i32, Vec<Value>) {
         .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     let output = child.wait_with_output().unwrap();
-    let lines = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let lines =
+        String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     (output.status.code().unwrap(), lines)
 }
 

@@ -31,7 +31,8 @@ pub struct ColumnSpec {
 }
 
 /// The scripted adversary column.
-pub const ADVERSARY: ColumnSpec = ColumnSpec { id: "adversary-embedded", label: "Adversary", kind: ColumnKind::Adversary };
+pub const ADVERSARY: ColumnSpec =
+    ColumnSpec { id: "adversary-embedded", label: "Adversary", kind: ColumnKind::Adversary };
 
 /// Every column this harness runs, in manifest order.
 #[must_use]

@@ -43,8 +43,7 @@ pub const HASHED_ATTEMPT_FIELDS: &[&str] = &[
 /// Case fields in the identity.
 pub const HASHED_CASE_FIELDS: &[&str] = &["id", "family", "adversary", "notImplemented", "conditions"];
 /// Condition fields in the identity.
-pub const HASHED_CONDITION_FIELDS: &[&str] =
-    &["id", "world", "expectTurn", "requiresDeclaredSteps", "notApplicableIn"];
+pub const HASHED_CONDITION_FIELDS: &[&str] = &["id", "world", "expectTurn", "requiresDeclaredSteps", "notApplicableIn"];
 
 /// `{ "cases": [...], "scripts": [...] }`: the given cases in order, and the
 /// scripts they use, sorted by id.

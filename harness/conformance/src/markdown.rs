@@ -144,7 +144,6 @@ fn table_text(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-
 /// The rows of each family, in the manifest's family order; a manifest
 /// without families is one group holding every row.
 fn family_groups(manifest: &Manifest) -> Vec<(&'static str, Vec<&ManifestRow>)> {

@@ -9,8 +9,8 @@ use crate::script::{AttackScript, Attempt, TerminalKind};
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;
-use sharedos_drivers::transcript::TimedFrame;
 use sharedos_drivers::seat::ESCALATE_TOOL;
+use sharedos_drivers::transcript::TimedFrame;
 use std::fmt::Write as _;
 
 /// One call the seat makes.
@@ -54,12 +54,7 @@ pub fn is_issuable(attempt: &Attempt, turn: u32) -> bool {
 
 /// The calls of one turn, in declared order.
 #[must_use]
-pub fn seat_calls(
-    script: &AttackScript,
-    turn: u32,
-    execution_id: &str,
-    context: &IssueContext,
-) -> Vec<SeatCall> {
+pub fn seat_calls(script: &AttackScript, turn: u32, execution_id: &str, context: &IssueContext) -> Vec<SeatCall> {
     script
         .attempts
         .iter()
@@ -111,10 +106,8 @@ pub fn vendor_batches(
     execution_id: &str,
 ) -> Vec<Vec<TimedFrame>> {
     let timed = |at_ms: Option<u64>, frame: HarnessFrame| TimedFrame { at_ms, frame };
-    let mut batches: Vec<Vec<TimedFrame>> = calls
-        .iter()
-        .map(|c| vec![timed(c.at_ms, writer.tool_call(&c.call_id, &c.tool, &c.arguments))])
-        .collect();
+    let mut batches: Vec<Vec<TimedFrame>> =
+        calls.iter().map(|c| vec![timed(c.at_ms, writer.tool_call(&c.call_id, &c.tool, &c.arguments))]).collect();
     let completion = writer.complete(Some(&json!({ "transcript": execution_id })));
     batches.push(vec![match ending {
         SeatEnding::Escalate(ask) => timed(ask.at_ms, writer.tool_call(&ask.call_id, &ask.tool, &ask.arguments)),

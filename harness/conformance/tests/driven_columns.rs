@@ -42,7 +42,8 @@ fn r85_each_driven_column_matches_the_v6_totals() {
         assert_eq!(count(CellStatus::Pass), 28, "{column}");
         assert_eq!(count(CellStatus::NotApplicable), 4, "{column}");
         assert_eq!(count(CellStatus::NotImplemented), 2, "{column}");
-        let by_driver: Vec<&String> = rows.iter().filter(|(_, c)| !c.driver_issued.is_empty()).map(|(r, _)| r).collect();
+        let by_driver: Vec<&String> =
+            rows.iter().filter(|(_, c)| !c.driver_issued.is_empty()).map(|(r, _)| r).collect();
         assert_eq!(by_driver, vec!["budget-exceeded/step-ceiling"], "{column}");
         for (row, cell) in rows.iter().filter(|(_, c)| c.status == CellStatus::NotApplicable) {
             assert!(cell.detail.as_deref().is_some_and(|d| !d.is_empty()), "{column} {row}: a reason is carried");

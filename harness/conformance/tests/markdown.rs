@@ -200,8 +200,7 @@ fn input() -> ManifestInput {
             c
         }],
     );
-    authority.turn_expectation =
-        Some(TurnExpectation::ending(ExecutionStatus::Denied, Some("authority_unavailable")));
+    authority.turn_expectation = Some(TurnExpectation::ending(ExecutionStatus::Denied, Some("authority_unavailable")));
     let views = row(
         "typed-governed-views",
         "declared",

@@ -115,7 +115,8 @@ impl ModelClient for TranscriptModelClient {
             self.requests.borrow_mut().push(request);
             let call = self.requests.borrow().len();
             let next = self.replies.borrow_mut().pop_front();
-            let TimedReply { at_ms, reply } = next.ok_or(ModelClientError::ScriptSpent { call, replies: self.total })?;
+            let TimedReply { at_ms, reply } =
+                next.ok_or(ModelClientError::ScriptSpent { call, replies: self.total })?;
             if let Some(ms) = at_ms {
                 let due = self.start + std::time::Duration::from_millis(ms);
                 tokio::select! {

@@ -70,13 +70,16 @@ pub fn is_block(value: &Value) -> bool {
     value.get("type").is_some_and(Value::is_string)
 }
 
+/// A vendor's reader of one call block.
+pub type CallReader<'a> = dyn Fn(&Map<String, Value>) -> Option<HarnessStep> + 'a;
+
 /// Walks content blocks in order: text blocks become `message` steps, other
 /// blocks are offered to `read_call`, and anything else is skipped. Returns
 /// `None` when some element is not a block at all, which voids the frame.
 #[must_use]
 pub fn content_block_steps(
     blocks: &[Value],
-    read_call: Option<&dyn Fn(&Map<String, Value>) -> Option<HarnessStep>>,
+    read_call: Option<&CallReader<'_>>,
 ) -> Option<Vec<HarnessStep>> {
     if !blocks.iter().all(is_block) {
         return None;

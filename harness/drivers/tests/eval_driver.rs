@@ -264,7 +264,8 @@ async fn every_vendor_column_runs_a_written_transcript_through_the_loop() {
         ];
         let transport = Rc::new(TranscriptTransport::from_frames(batches).unwrap());
         let options = EvalHarnessDriverOptions::new(vendor.manifest(), protocol, transport.clone());
-        let seated = StandardLoop::new(EvalHarnessDriver::new(options).unwrap(), StandardLoopOptions::default()).unwrap();
+        let seated =
+            StandardLoop::new(EvalHarnessDriver::new(options).unwrap(), StandardLoopOptions::default()).unwrap();
         let result = world.run(Rc::new(seated)).await;
         assert_eq!(result.status, ExecutionStatus::Succeeded, "{}", vendor.id());
         assert_eq!(meta(&result, "runtime").unwrap()["id"], json!(format!("sharedos.{}", vendor.id())));

@@ -21,7 +21,10 @@ fn the_result_body_drops_retryable_and_details() {
     let mut error = ProtocolError::new("no_matching_grant", "no grant covers this call");
     error.retryable = Some(true);
     let text = tool_result_text(&result(ToolOutcome::Denied { error }));
-    assert_eq!(text, r#"{"error":{"code":"no_matching_grant","message":"no grant covers this call"},"status":"denied"}"#);
+    assert_eq!(
+        text,
+        r#"{"error":{"code":"no_matching_grant","message":"no grant covers this call"},"status":"denied"}"#
+    );
 }
 
 #[test]

@@ -8,8 +8,8 @@ use super::hashes::{
 use super::snapshot::cell_snapshot;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::case::{Case, Condition};
-use crate::golden::CellKey;
 use crate::column::{column, ColumnKind};
+use crate::golden::CellKey;
 use crate::judge::cell::assemble_cell;
 use crate::judge::{judge, GradingInput, TurnFacts};
 use crate::manifest::{Cell, CellEvidence, TurnEvidence};

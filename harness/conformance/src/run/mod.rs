@@ -5,7 +5,7 @@ pub mod cell;
 pub mod hashes;
 pub mod matrix;
 pub mod report;
-pub mod seat;
 pub mod request;
+pub mod seat;
 pub mod snapshot;
 pub mod turns;

@@ -24,8 +24,11 @@ pub fn execution_id(case: &str, condition: &str, column: &str, turn: u32) -> Str
 pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, turn: u32) -> ExecutionRequest {
     let trace_id = turn_trace_id(turn);
     let agent = agent();
-    let limits =
-        ExecutionOptions { max_steps: options.max_steps, max_tool_calls: options.max_tool_calls, timeout_ms: options.timeout_ms };
+    let limits = ExecutionOptions {
+        max_steps: options.max_steps,
+        max_tool_calls: options.max_tool_calls,
+        timeout_ms: options.timeout_ms,
+    };
     let has_limits = limits != ExecutionOptions::default();
     let request = ExecutionRequest {
         version: PROTOCOL_VERSION.to_string(),

@@ -106,7 +106,8 @@ fn model_seat(seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatErr
     options.provider = Some(TRANSCRIPT_PROVIDER.to_string());
     options.declare_step = seat_script.declare_step();
     let driver = ModelDriver::new(options);
-    let seated = StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
+    let seated =
+        StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
     Ok(Rc::new(seated))
 }
 
@@ -117,7 +118,8 @@ fn vendor_seat(vendor: Vendor, seat_script: &SeatScript) -> Result<Rc<dyn Runtim
     let mut options = EvalHarnessDriverOptions::new(vendor.manifest(), Rc::from(vendor.protocol()), Rc::new(transport));
     options.declare_step = seat_script.declare_step();
     let driver = EvalHarnessDriver::new(options).map_err(|e| SeatError::Driver(e.to_string()))?;
-    let seated = StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
+    let seated =
+        StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
     Ok(Rc::new(seated))
 }
 
