@@ -77,10 +77,7 @@ pub type CallReader<'a> = dyn Fn(&Map<String, Value>) -> Option<HarnessStep> + '
 /// blocks are offered to `read_call`, and anything else is skipped. Returns
 /// `None` when some element is not a block at all, which voids the frame.
 #[must_use]
-pub fn content_block_steps(
-    blocks: &[Value],
-    read_call: Option<&CallReader<'_>>,
-) -> Option<Vec<HarnessStep>> {
+pub fn content_block_steps(blocks: &[Value], read_call: Option<&CallReader<'_>>) -> Option<Vec<HarnessStep>> {
     if !blocks.iter().all(is_block) {
         return None;
     }
