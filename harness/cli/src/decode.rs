@@ -12,18 +12,6 @@ use sharedos_drivers::live::{read_stream, CallOrigin, IgnoredKind, StreamReading
 use sharedos_drivers::vendor::Vendor;
 use std::io::{Read, Write};
 
-/// Every ignored kind, so the counts line always has the same keys.
-const IGNORED_KINDS: [IgnoredKind; 8] = [
-    IgnoredKind::Blank,
-    IgnoredKind::NotJson,
-    IgnoredKind::NotObject,
-    IgnoredKind::Irrelevant,
-    IgnoredKind::Unknown,
-    IgnoredKind::Malformed,
-    IgnoredKind::OtherSession,
-    IgnoredKind::AfterTerminal,
-];
-
 fn vendor(arg: VendorArg) -> Vendor {
     match arg {
         VendorArg::Codex => Vendor::Codex,
@@ -82,7 +70,8 @@ pub fn decoded_lines(reading: &StreamReading) -> Vec<Value> {
     }
     lines.push(json!({ "kind": "outcome", "outcome": reading.outcome }));
     let mut counts = Map::new();
-    for kind in IGNORED_KINDS {
+    // Every kind, so the counts line always has the same keys.
+    for kind in IgnoredKind::ALL {
         let name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string));
         if let Some(name) = name {
             counts.insert(name, json!(reading.ignored.get(&kind).copied().unwrap_or(0)));

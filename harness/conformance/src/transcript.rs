@@ -11,6 +11,7 @@ use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;
 use sharedos_drivers::seat::ESCALATE_TOOL;
 use sharedos_drivers::transcript::TimedFrame;
+use sharedos_drivers::wire::into_frame;
 use std::fmt::Write as _;
 
 /// One call the seat makes.
@@ -80,18 +81,11 @@ pub fn seat_ending(script: &AttackScript, turn: u32, execution_id: &str) -> Seat
         Some(TerminalKind::Escalate) => SeatEnding::Escalate(SeatCall {
             call_id: format!("{execution_id}.escalate"),
             tool: ESCALATE_TOOL.to_string(),
-            arguments: object(json!({ "reason": terminal.map_or("", |t| t.reason.as_str()) })),
+            arguments: into_frame(json!({ "reason": terminal.map_or("", |t| t.reason.as_str()) })),
             at_ms,
         }),
         Some(TerminalKind::Stall) => SeatEnding::Stall,
         _ => SeatEnding::Complete { at_ms },
-    }
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
     }
 }
 

@@ -44,6 +44,20 @@ pub enum IgnoredKind {
     AfterTerminal,
 }
 
+impl IgnoredKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [IgnoredKind; 8] = [
+        IgnoredKind::Blank,
+        IgnoredKind::NotJson,
+        IgnoredKind::NotObject,
+        IgnoredKind::Irrelevant,
+        IgnoredKind::Unknown,
+        IgnoredKind::Malformed,
+        IgnoredKind::OtherSession,
+        IgnoredKind::AfterTerminal,
+    ];
+}
+
 /// One step a reader extracted, with where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LiveStep {

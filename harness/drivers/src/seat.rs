@@ -16,7 +16,7 @@ use std::fmt;
 use std::rc::Rc;
 
 /// The escalation affordance's tool name.
-pub const ESCALATE_TOOL: &str = "sharedos.escalate";
+pub use sharedos_kernel::escalation::ESCALATE as ESCALATE_TOOL;
 
 /// The reason an escalation carries when the seat gave none that is usable.
 pub const DEFAULT_ESCALATION_REASON: &str = "the turn asked for a human decision without saying what needs deciding";

@@ -7,6 +7,16 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolOutcome, ToolResult};
 
+/// The object a `json!` literal builds, as a frame (anything else, which a
+/// literal object never is, gives an empty frame).
+#[must_use]
+pub fn into_frame(value: Value) -> HarnessFrame {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
 /// Parses a vendor's arguments string. Blank means `{}`; only a JSON object
 /// is accepted (invalid JSON, arrays, primitives and null give `None`).
 #[must_use]

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use tokio::sync::Notify;
 
 /// The tool that makes an `escalate` outcome acceptable.
-pub const ESCALATION_TOOL: &str = "sharedos.escalate";
+pub use sharedos_kernel::escalation::ESCALATE as ESCALATION_TOOL;
 
 /// The turn's effective catalogue, fixed once at opening: each offered
 /// tool's name and whether a repeat of its call can add an effect. The

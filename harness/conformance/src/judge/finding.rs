@@ -10,7 +10,7 @@ use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
 
 /// The tool a runtime names (or announces) when it asks for a human.
-pub const ESCALATION_TOOL: &str = "sharedos.escalate";
+pub use sharedos_kernel::escalation::ESCALATE as ESCALATION_TOOL;
 
 /// The reason a cell got a status other than `pass`.
 #[derive(Debug, Clone, PartialEq, Eq)]

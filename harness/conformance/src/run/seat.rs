@@ -11,15 +11,14 @@ use crate::transcript::{
 use serde_json::{json, Value};
 use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
-use sharedos_drivers::model_driver::{ModelDriver, ModelDriverOptions};
+use sharedos_drivers::model_driver::{model_manifest, ModelDriver, ModelDriverOptions};
 use sharedos_drivers::model_wire::{ModelReply, ModelToolCall};
 use sharedos_drivers::seat::DeclareStep;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
-use sharedos_drivers::vendor::{Vendor, ADAPTER_VERSION};
+use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
-use sharedos_model::message::PROTOCOL_VERSION;
 use std::rc::Rc;
 
 /// The model name a scripted model column's records show.
@@ -125,16 +124,11 @@ fn vendor_seat(vendor: Vendor, seat_script: &SeatScript) -> Result<Rc<dyn Runtim
 
 /// The model column's identity: the standard loop with a scripted model.
 fn model_column_manifest() -> RuntimeManifest {
-    let mut metadata = serde_json::Map::new();
-    metadata.insert("package".into(), json!("@aicoo/sharedos-adapters"));
-    metadata.insert("executionModel".into(), json!("bounded-driver-loop"));
-    metadata.insert("modelProvider".into(), json!(TRANSCRIPT_PROVIDER));
-    RuntimeManifest {
-        id: "sharedos.model".to_string(),
-        version: ADAPTER_VERSION.to_string(),
-        protocol_version: PROTOCOL_VERSION.to_string(),
-        metadata: Some(metadata),
+    let mut manifest = model_manifest();
+    if let Some(metadata) = &mut manifest.metadata {
+        metadata.insert("modelProvider".into(), json!(TRANSCRIPT_PROVIDER));
     }
+    manifest
 }
 
 /// One reply per call (wire name, arguments as JSON text, held until the

@@ -71,7 +71,7 @@ pub use live::DeepSeekLiveReader;
 
 use crate::frame::{HarnessFrame, HarnessStep};
 use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
-use crate::wire::tool_result_text;
+use crate::wire::{into_frame, tool_result_text};
 use event::{error_response, event_meaning, session_event, unparseable_arguments_step, EventMeaning};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
@@ -166,11 +166,4 @@ fn session_event_frame(kind: &str, data: Value) -> HarnessFrame {
             "event": {"type": kind, "seq": 1, "time": 0, "data": data},
         },
     }))
-}
-
-fn into_frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
 }

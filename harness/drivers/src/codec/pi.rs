@@ -74,7 +74,7 @@ pub use live::PiLiveReader;
 
 use crate::frame::{HarnessFrame, HarnessStep};
 use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
-use crate::wire::tool_result_text;
+use crate::wire::{into_frame, tool_result_text};
 use event::{pi_meaning, PiMeaning};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
@@ -156,11 +156,4 @@ fn assistant_end(block: Value, stop_reason: &str) -> HarnessFrame {
         "type": "message_end",
         "message": {"role": "assistant", "content": [block], "stopReason": stop_reason},
     }))
-}
-
-fn into_frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
 }
