@@ -5,18 +5,19 @@
 //! every row identically in status, refusing layers and reason codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::committed_suite;
+
 use sharedos_conformance::column::columns;
 use sharedos_conformance::judge::CellStatus;
-use sharedos_conformance::loader::load_suite;
 use sharedos_conformance::manifest::Cell;
 use sharedos_conformance::run::matrix::{plan, run_all, Selection};
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Every driven cell of the matrix family: column -> row -> cell.
 fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let suite = load_suite(&root).expect("the committed suite loads");
+    let suite = committed_suite();
     let driven: Vec<String> = columns().iter().filter(|c| c.kind.is_driven()).map(|c| c.id.to_string()).collect();
     assert_eq!(driven.len(), 5);
     let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };

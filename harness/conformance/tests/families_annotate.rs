@@ -3,21 +3,21 @@
 //! and where it does not.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{adversary_run, committed_suite};
+
 use serde_json::{json, Value};
-use sharedos_conformance::golden::CellKey;
-use sharedos_conformance::loader::{load_suite, Suite};
+use sharedos_conformance::loader::Suite;
 use sharedos_conformance::run::cell::CellRun;
-use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
-use std::path::Path;
 
 fn suite() -> Suite {
-    load_suite(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).expect("the committed suite loads")
+    committed_suite()
 }
 
 fn run(suite: &Suite, case: &str) -> CellRun {
     let condition = suite.case(case).unwrap_or_else(|| panic!("no case {case}")).conditions[0].id.clone();
-    let key = CellKey { case: case.into(), condition, column: "adversary-embedded".into() };
-    let run = run_planned(suite, &PlannedCell { key, declared: None }).expect("the cell runs");
+    let run = adversary_run(suite, case, &condition);
     assert_eq!(run.cell.status.as_str(), "pass", "{case}: {:?}", run.cell.detail);
     run
 }

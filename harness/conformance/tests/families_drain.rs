@@ -3,18 +3,15 @@
 //! verdict.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{adversary_run, committed_suite};
+
 use serde_json::{json, Value};
-use sharedos_conformance::golden::CellKey;
-use sharedos_conformance::loader::load_suite;
 use sharedos_conformance::run::cell::CellRun;
-use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
-use std::path::Path;
 
 fn run(case: &str, condition: &str) -> CellRun {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let suite = load_suite(&root).expect("the committed suite loads");
-    let key = CellKey { case: case.into(), condition: condition.into(), column: "adversary-embedded".into() };
-    let run = run_planned(&suite, &PlannedCell { key, declared: None }).expect("the cell runs");
+    let run = adversary_run(&committed_suite(), case, condition);
     assert_eq!(run.cell.status.as_str(), "pass", "{case}/{condition}: {:?}", run.cell.detail);
     run
 }
@@ -150,8 +147,7 @@ fn e71_w22_an_outage_drains_and_the_sibling_completes_once() {
 
 #[test]
 fn e60_no_drain_row_leaves_anything_running_after_its_result() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let suite = load_suite(&root).unwrap();
+    let suite = committed_suite();
     for case in suite.cases.iter().filter(|c| c.id.starts_with("drain-")) {
         for condition in &case.conditions {
             assert!(condition.expect_turn.as_ref().unwrap().quiet_after, "{} states quiet after", case.id);

@@ -3,18 +3,18 @@
 //! and turn expectations (file + JSON pointer, never a panic).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{committed_suite, suite_root};
+
 use serde_json::{json, Value};
 use sharedos_conformance::case::Family;
 use sharedos_conformance::loader::{load_suite, LoadError, Suite};
 use sharedos_conformance::script::{MoveKind, TerminalKind};
 use std::path::{Path, PathBuf};
 
-fn suite_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn real_suite() -> Suite {
-    load_suite(&suite_root()).unwrap_or_else(|e| panic!("the committed suite must load: {e}"))
+    committed_suite()
 }
 
 /// A throwaway suite holding one script and one case.

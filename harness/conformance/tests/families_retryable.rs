@@ -4,22 +4,22 @@
 //! written out here independently of the case files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{adversary_run, committed_suite};
+
 use serde_json::{json, Value};
-use sharedos_conformance::golden::CellKey;
-use sharedos_conformance::loader::{load_suite, Suite};
-use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
-use std::path::Path;
+use sharedos_conformance::loader::Suite;
 
 fn suite() -> Suite {
-    load_suite(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).expect("the committed suite loads")
+    committed_suite()
 }
 
 /// The ending of the only condition of `case`, run in the Adversary column.
 fn ending(suite: &Suite, case: &str) -> Value {
     let found = suite.case(case).unwrap_or_else(|| panic!("no case {case}"));
     let condition = &found.conditions[0];
-    let key = CellKey { case: case.into(), condition: condition.id.clone(), column: "adversary-embedded".into() };
-    let run = run_planned(suite, &PlannedCell { key, declared: None }).expect("the cell runs");
+    let run = adversary_run(suite, case, &condition.id);
     assert_eq!(run.cell.status.as_str(), "pass", "{case}: {:?}", run.cell.detail);
     let turn = &run.snapshot["turns"][0];
     json!({"status": turn["status"], "code": turn["code"], "retryable": turn["retryable"]})

@@ -2,6 +2,10 @@
 //! the case-set identity.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::{committed_suite, suite_root};
+
 use serde_json::{json, Value};
 use sharedos_conformance::case::Family;
 use sharedos_conformance::identity::{
@@ -15,12 +19,8 @@ use sharedos_conformance::world_options::WorldOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn suite_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn real_suite() -> Suite {
-    load_suite(&suite_root()).unwrap_or_else(|e| panic!("the committed suite must load: {e}"))
+    committed_suite()
 }
 
 /// A throwaway suite folder holding one valid script and one valid case.

@@ -3,17 +3,14 @@
 //! facts the rule states, not only the verdict.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use sharedos_conformance::golden::CellKey;
-use sharedos_conformance::loader::load_suite;
+mod support;
+
+use support::{adversary_run, committed_suite};
+
 use sharedos_conformance::run::cell::CellRun;
-use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
-use std::path::Path;
 
 fn run(case: &str, condition: &str) -> CellRun {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let suite = load_suite(&root).expect("the committed suite loads");
-    let key = CellKey { case: case.into(), condition: condition.into(), column: "adversary-embedded".into() };
-    run_planned(&suite, &PlannedCell { key, declared: None }).expect("the cell runs")
+    adversary_run(&committed_suite(), case, condition)
 }
 
 fn turn(run: &CellRun, index: usize) -> &serde_json::Value {

@@ -3,10 +3,14 @@
 //! effects and how they are graded, and the committed rows' values.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::committed_suite;
+
 use serde_json::{json, Value};
 use sharedos_conformance::case::{Case, Family};
 use sharedos_conformance::judge::CellStatus;
-use sharedos_conformance::loader::{load_suite, parse_case, LoadError, Suite};
+use sharedos_conformance::loader::{parse_case, LoadError, Suite};
 use sharedos_conformance::messaging::inbound::{built_for, first_mismatch};
 use sharedos_conformance::messaging::options::MessagingOptions;
 use sharedos_conformance::run::cell::{run_cell, CellRun};
@@ -14,14 +18,13 @@ use sharedos_conformance::run::request::turn_request;
 use sharedos_conformance::world::World;
 use sharedos_conformance::world_options::WorldOptions;
 use sharedos_model::address::Address;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 const COLUMN: &str = "adversary-embedded";
 
 fn suite() -> Suite {
-    let root: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    load_suite(&root).unwrap_or_else(|e| panic!("the committed suite must load: {e}"))
+    committed_suite()
 }
 
 fn run_row(suite: &Suite, case: &str, condition: &str) -> CellRun {

@@ -1,0 +1,25 @@
+//! What the conformance tests share: the committed suite and one
+//! Adversary-column cell run from it.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use sharedos_conformance::golden::CellKey;
+use sharedos_conformance::loader::{load_suite, Suite};
+use sharedos_conformance::run::cell::CellRun;
+use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
+use std::path::{Path, PathBuf};
+
+/// The repository root, which holds `cases/`, `adversaries/` and `golden/`.
+pub fn suite_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The committed suite.
+pub fn committed_suite() -> Suite {
+    load_suite(&suite_root()).unwrap_or_else(|e| panic!("the committed suite must load: {e}"))
+}
+
+/// One cell of the Adversary column, run.
+pub fn adversary_run(suite: &Suite, case: &str, condition: &str) -> CellRun {
+    let key = CellKey { case: case.into(), condition: condition.into(), column: "adversary-embedded".into() };
+    run_planned(suite, &PlannedCell { key, declared: None }).expect("the cell runs")
+}
