@@ -54,21 +54,44 @@ pub enum GoldenComparison {
     },
 }
 
-/// The bytes a snapshot value is stored as.
-#[must_use]
-pub fn snapshot_bytes(snapshot: &Value) -> Vec<u8> {
-    // serde_json keeps object keys sorted (BTreeMap-backed maps), so pretty
-    // printing is deterministic.
-    let mut text = serde_json::to_string_pretty(snapshot).unwrap_or_else(|_| String::from("null"));
-    text.push('\n');
-    text.into_bytes()
+/// A cell's golden snapshot, held as the exact bytes of its golden file:
+/// pretty-printed JSON with object keys sorted and a final newline.
+///
+/// Written once, on the worker that ran the cell, so the comparison with the
+/// committed file is a byte comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot(Vec<u8>);
+
+impl Snapshot {
+    /// The snapshot of `value`.
+    #[must_use]
+    pub fn of(value: &Value) -> Snapshot {
+        // serde_json keeps object keys sorted (BTreeMap-backed maps), so
+        // pretty printing is deterministic.
+        let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_else(|_| b"null".to_vec());
+        bytes.push(b'\n');
+        Snapshot(bytes)
+    }
+
+    /// The bytes its golden file holds.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The snapshot read back as JSON, for a reader that wants one value.
+    #[must_use]
+    pub fn value(&self) -> Value {
+        // The bytes were written from a `Value`, so they always parse.
+        serde_json::from_slice(&self.0).unwrap_or(Value::Null)
+    }
 }
 
 /// Compares a cell's current snapshot with its golden file.
 #[must_use = "a golden comparison is a verdict"]
-pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Value) -> GoldenComparison {
+pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> GoldenComparison {
     let path = golden_dir.join(key.relative_path());
-    let current = snapshot_bytes(snapshot);
+    let current = snapshot.as_bytes();
     let Ok(existing) = std::fs::read(&path) else {
         return GoldenComparison::Missing { path };
     };
@@ -76,7 +99,7 @@ pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Value) -> GoldenComp
         return GoldenComparison::Same;
     }
     let old = String::from_utf8_lossy(&existing);
-    let new = String::from_utf8_lossy(&current);
+    let new = String::from_utf8_lossy(current);
     let diff = TextDiff::from_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(3)
@@ -89,6 +112,6 @@ pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Value) -> GoldenComp
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn bless(golden_dir: &Path, key: &CellKey, snapshot: &Value) -> Result<bool, WriteError> {
-    write_if_changed(&golden_dir.join(key.relative_path()), &snapshot_bytes(snapshot))
+pub fn bless(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> Result<bool, WriteError> {
+    write_if_changed(&golden_dir.join(key.relative_path()), snapshot.as_bytes())
 }

@@ -22,12 +22,12 @@ fn run(suite: &Suite, case: &str) -> CellRun {
     run
 }
 
-fn turn(run: &CellRun) -> &Value {
-    &run.snapshot["turns"][0]
+fn turn(run: &CellRun) -> Value {
+    run.snapshot.value()["turns"][0].clone()
 }
 
-fn receipt<'a>(run: &'a CellRun, attempt: &str) -> &'a Value {
-    run.snapshot["receipts"].as_array().unwrap().iter().find(|r| r["attemptId"] == attempt).unwrap()
+fn receipt(run: &CellRun, attempt: &str) -> Value {
+    run.snapshot.value()["receipts"].as_array().unwrap().iter().find(|r| r["attemptId"] == attempt).unwrap().clone()
 }
 
 #[test]

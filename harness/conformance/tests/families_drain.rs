@@ -16,20 +16,20 @@ fn run(case: &str, condition: &str) -> CellRun {
     run
 }
 
-fn ending(run: &CellRun) -> &Value {
-    &run.snapshot["turns"][0]
+fn ending(run: &CellRun) -> Value {
+    run.snapshot.value()["turns"][0].clone()
 }
 
-fn receipt<'a>(run: &'a CellRun, attempt: &str) -> &'a Value {
-    run.snapshot["receipts"].as_array().unwrap().iter().find(|r| r["attemptId"] == attempt).unwrap()
+fn receipt(run: &CellRun, attempt: &str) -> Value {
+    run.snapshot.value()["receipts"].as_array().unwrap().iter().find(|r| r["attemptId"] == attempt).unwrap().clone()
 }
 
-fn operation<'a>(run: &'a CellRun, tool: &str) -> &'a Value {
-    ending(run)["operations"].as_array().unwrap().iter().find(|o| o["tool"] == tool).unwrap()
+fn operation(run: &CellRun, tool: &str) -> Value {
+    ending(run)["operations"].as_array().unwrap().iter().find(|o| o["tool"] == tool).unwrap().clone()
 }
 
 fn balances(run: &CellRun) -> Value {
-    run.snapshot["world"]["ledger"]["balances"].clone()
+    run.snapshot.value()["world"]["ledger"]["balances"].clone()
 }
 
 fn count(run: &CellRun, event: &str) -> usize {

@@ -21,7 +21,7 @@ fn ending(suite: &Suite, case: &str) -> Value {
     let condition = &found.conditions[0];
     let run = adversary_run(suite, case, &condition.id);
     assert_eq!(run.cell.status.as_str(), "pass", "{case}: {:?}", run.cell.detail);
-    let turn = &run.snapshot["turns"][0];
+    let turn = &run.snapshot.value()["turns"][0];
     json!({"status": turn["status"], "code": turn["code"], "retryable": turn["retryable"]})
 }
 

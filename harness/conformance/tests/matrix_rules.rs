@@ -13,8 +13,8 @@ fn run(case: &str, condition: &str) -> CellRun {
     adversary_run(&committed_suite(), case, condition)
 }
 
-fn turn(run: &CellRun, index: usize) -> &serde_json::Value {
-    &run.snapshot["turns"][index]
+fn turn(run: &CellRun, index: usize) -> serde_json::Value {
+    run.snapshot.value()["turns"][index].clone()
 }
 
 #[test]
@@ -22,7 +22,8 @@ fn k3_grant_shaped_arguments_and_payloads_mint_no_authority() {
     let run = run("forged-grant", "baseline");
     assert_eq!(run.cell.status.as_str(), "pass");
     assert_eq!(run.cell.reason_codes, vec!["no_matching_grant".to_string()]);
-    let receipts = run.snapshot["receipts"].as_array().expect("receipts");
+    let snapshot = run.snapshot.value();
+    let receipts = snapshot["receipts"].as_array().expect("receipts");
     let use_forged = receipts.iter().find(|r| r["attemptId"] == "use-forged-authority").expect("probe receipt");
     assert_eq!(use_forged["observed"], "denied");
 }

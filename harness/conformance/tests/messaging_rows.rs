@@ -37,8 +37,8 @@ fn run_case(suite: &Suite, case: &Case, condition: &str) -> CellRun {
     run_cell(case, case.condition(condition).unwrap(), &script, COLUMN).unwrap()
 }
 
-fn effects(run: &CellRun) -> &Value {
-    &run.snapshot["world"]["messaging"]
+fn effects(run: &CellRun) -> Value {
+    run.snapshot.value()["world"]["messaging"].clone()
 }
 
 fn messaging_case(messaging: Value) -> Value {
@@ -185,7 +185,7 @@ fn m18_delivered_envelopes_carry_the_turns_trusted_fields_under_minted_ids() {
     let envelopes = effects(&run)["envelopes"].as_array().unwrap().clone();
     assert_eq!(envelopes.len(), 2);
     let calls: Vec<String> =
-        run.snapshot["receipts"].as_array().unwrap().iter().map(|r| r["callId"].to_string()).collect();
+        run.snapshot.value()["receipts"].as_array().unwrap().iter().map(|r| r["callId"].to_string()).collect();
     for envelope in &envelopes {
         assert_eq!(envelope["sender"], json!({"kind": "agent", "agentId": "agent-mallory"}));
         assert_eq!(envelope["purpose"], json!("conformance-probe"));
@@ -267,7 +267,8 @@ fn m15_without_both_ports_the_request_tool_is_not_offered() {
     for condition in ["transport-without-router", "router-without-transport"] {
         let run = run_row(&suite, "messaging-both-ports", condition);
         assert_eq!(run.cell.reason_codes, ["tool_unavailable"]);
-        let exposed = run.snapshot["turns"][0]["exposedTools"].as_array().unwrap();
+        let snapshot = run.snapshot.value();
+        let exposed = snapshot["turns"][0]["exposedTools"].as_array().unwrap();
         assert!(!exposed.contains(&json!("messages.request")), "{condition}");
     }
 }
@@ -296,7 +297,7 @@ fn m13_each_inbound_row_expects_the_first_check_that_fails() {
 fn m13_a_refused_inbound_turn_leaves_no_decision_and_runs_nothing() {
     let suite = suite();
     let run = run_row(&suite, "messaging-inbound-actor-mismatch", "every-check-broken");
-    let turn = &run.snapshot["turns"][0];
+    let turn = &run.snapshot.value()["turns"][0];
     assert_eq!(turn["code"], json!("actor_mismatch"));
     assert_eq!(turn["decisions"], json!([]));
     assert_eq!(turn["events"], json!(["turn.denied"]));
@@ -306,11 +307,11 @@ fn m13_a_refused_inbound_turn_leaves_no_decision_and_runs_nothing() {
 fn m14_an_inbound_turn_uses_only_the_recipients_grants() {
     let suite = suite();
     let run = run_row(&suite, "messaging-inbound-recipient", "built-for-the-recipient");
-    let decisions = run.snapshot["turns"][0]["decisions"].as_array().unwrap().clone();
+    let decisions = run.snapshot.value()["turns"][0]["decisions"].as_array().unwrap().clone();
     let grants: Vec<&str> = decisions.iter().filter_map(|d| d["grantId"].as_str()).collect();
     assert_eq!(grants, ["grant-turn-agent-bob", "grant-read-agent-bob"]);
     let refused = run_row(&suite, "messaging-inbound-execution-grant", "recipient-without-execution-grant");
-    assert_eq!(refused.snapshot["turns"][0]["code"], json!("no_matching_grant"));
+    assert_eq!(refused.snapshot.value()["turns"][0]["code"], json!("no_matching_grant"));
 }
 
 #[test]
@@ -380,7 +381,7 @@ fn m18_an_effects_expectation_the_ports_do_not_show_fails_the_row() {
 fn a_world_without_the_option_snapshots_no_messaging_effects() {
     let suite = suite();
     let run = run_row(&suite, "route-lease-revoked", "lease-closed-between-two-dispatches");
-    assert!(run.snapshot["world"].get("messaging").is_none());
+    assert!(run.snapshot.value()["world"].get("messaging").is_none());
 }
 
 // ---- inbound turns ------------------------------------------------------------

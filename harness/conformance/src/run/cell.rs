@@ -9,7 +9,7 @@ use super::snapshot::cell_snapshot;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::case::{Case, Condition};
 use crate::column::{column, ColumnKind};
-use crate::golden::CellKey;
+use crate::golden::{CellKey, Snapshot};
 use crate::judge::cell::assemble_cell;
 use crate::judge::{judge, GradingInput, TurnFacts};
 use crate::manifest::{Cell, CellEvidence, TurnEvidence};
@@ -20,12 +20,12 @@ use crate::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemI
 use crate::record::completeness::check_completeness;
 use crate::script::AttackScript;
 use crate::world::{World, WorldError};
-use serde_json::Value;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
+use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -41,8 +41,8 @@ pub struct CellRun {
     pub cell: Cell,
     /// Record hashes and prompt hashes, per turn.
     pub evidence: CellEvidence,
-    /// The golden snapshot value.
-    pub snapshot: Value,
+    /// The golden snapshot.
+    pub snapshot: Snapshot,
     /// The canonical bytes of the cell's world description (what the world
     /// hash covers), kept so the world-set hash need not build it again.
     pub world_description: Arc<[u8]>,
@@ -79,8 +79,7 @@ pub enum CellError {
     Runtime(String),
 }
 
-/// Runs one cell of the adversary column on its own current-thread runtime
-/// with a paused clock.
+/// Runs one cell on its own current-thread runtime with a paused clock.
 ///
 /// # Errors
 /// When the cell cannot be run at all.
@@ -90,24 +89,59 @@ pub fn run_cell(
     script: &Rc<AttackScript>,
     column_id: &str,
 ) -> Result<CellRun, CellError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .map_err(|e| CellError::Runtime(e.to_string()))?;
-    runtime.block_on(run_cell_async(case, condition, script, column_id))
+    Row::new(case, condition, Rc::clone(script)).run_cell(column_id)
 }
 
-async fn run_cell_async(
-    case: &Case,
-    condition: &Condition,
-    script: &Rc<AttackScript>,
-    column_id: &str,
-) -> Result<CellRun, CellError> {
+/// One row of the matrix (a case under one condition): what its cells share
+/// whatever the column, so running several columns computes it once.
+#[derive(Debug)]
+pub struct Row<'s> {
+    case: &'s Case,
+    condition: &'s Condition,
+    script: Rc<AttackScript>,
+    /// The identity hashes, written by the first cell that runs: they cover
+    /// the case, the script, the condition and its world, never the column.
+    identity: OnceCell<Identity>,
+}
+
+impl<'s> Row<'s> {
+    /// The row of `case` under `condition`, played by `script`.
+    #[must_use]
+    pub fn new(case: &'s Case, condition: &'s Condition, script: Rc<AttackScript>) -> Row<'s> {
+        Row { case, condition, script, identity: OnceCell::new() }
+    }
+
+    /// Runs the row's cell in `column_id` on its own current-thread runtime
+    /// with a paused clock.
+    ///
+    /// # Errors
+    /// When the cell cannot be run at all.
+    pub fn run_cell(&self, column_id: &str) -> Result<CellRun, CellError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .map_err(|e| CellError::Runtime(e.to_string()))?;
+        runtime.block_on(run_cell_async(self, column_id))
+    }
+
+    /// The row's identity, computed from `world` (a fresh world of this row)
+    /// the first time it is asked for.
+    fn identity(&self, world: &World) -> Result<Identity, CellError> {
+        if let Some(identity) = self.identity.get() {
+            return Ok(identity.clone());
+        }
+        let identity = Identity::new(self.case, &self.script, self.condition, world)?;
+        Ok(self.identity.get_or_init(|| identity).clone())
+    }
+}
+
+async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellError> {
+    let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
     let world = World::build(&condition.world)?;
-    let identity = Identity::new(case, script, condition, &world)?;
+    let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind).await?;
     let after_result = activity_after_result(&world).await;
@@ -154,6 +188,7 @@ async fn run_cell_async(
     let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
     let evidence = evidence_of(&key, &records)?;
     let snapshot = messaging.snapshot(cell_snapshot(&cell, &turns, &records, &receipts, &world), &world, &turns);
+    let snapshot = Snapshot::of(&snapshot);
     let world_description = Arc::clone(&records_of.identity.world_description);
     Ok(CellRun { key, cell, evidence, snapshot, world_description })
 }

@@ -1,7 +1,7 @@
 //! The whole matrix: plan the selected cells, run them on a worker pool, and
 //! put the results in canonical order before anything is written.
 
-use super::cell::{run_cell, CellError, CellRun};
+use super::cell::{run_cell, CellError, CellRun, Row};
 use crate::case::{Case, Condition};
 use crate::column::{columns, ColumnSpec};
 use crate::golden::CellKey;
@@ -105,16 +105,38 @@ pub fn locate<'s>(suite: &'s Suite, key: &CellKey) -> Result<(&'s Case, &'s Cond
     Ok((case, condition, script))
 }
 
-/// Runs every planned cell that needs running on `jobs` worker threads.
-/// Results come back in plan order whatever the scheduling.
+/// A planned cell with its result, `None` when it was declared.
+pub type PlannedResult = (PlannedCell, Option<CellResult>);
+
+/// Runs every planned cell that needs running on `jobs` worker threads, a
+/// row (case × condition) at a time so its columns share what does not
+/// depend on the column. Results come back in plan order whatever the
+/// scheduling.
 #[must_use]
-pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> Vec<(PlannedCell, Option<CellResult>)> {
-    let work = || {
-        planned.par_iter().map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p)))).collect::<Vec<_>>()
-    };
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> Vec<PlannedResult> {
+    let rows: Vec<&[PlannedCell]> =
+        planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
+    let work = || rows.par_iter().map(|row| run_row(suite, row)).collect::<Vec<_>>();
+    let per_row = match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot start still yields the same ordered results.
-        Err(_) => planned.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run_planned(suite, p)))).collect(),
-    }
+        Err(_) => rows.iter().map(|row| run_row(suite, row)).collect(),
+    };
+    per_row.into_iter().flatten().collect()
+}
+
+/// Runs the cells of one row that are not declared, in plan order.
+fn run_row(suite: &Suite, cells: &[PlannedCell]) -> Vec<PlannedResult> {
+    let mut row: Option<Row<'_>> = None;
+    let mut run = |planned: &PlannedCell| -> CellResult {
+        if row.is_none() {
+            let (case, condition, script) = locate(suite, &planned.key)?;
+            row = Some(Row::new(case, condition, Rc::new(script.clone())));
+        }
+        match &row {
+            Some(row) => row.run_cell(&planned.key.column),
+            None => Err(CellError::NotInSuite { cell: planned.key.trial_name() }),
+        }
+    };
+    cells.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run(p)))).collect()
 }

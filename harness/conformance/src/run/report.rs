@@ -2,7 +2,7 @@
 
 use super::cell::{CellError, CellRun};
 use super::hashes::WorldDescription;
-use super::matrix::{locate, CellResult, PlannedCell, Selection};
+use super::matrix::{locate, PlannedCell, PlannedResult, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
@@ -103,11 +103,7 @@ pub fn world_set_hash_with(
 ///
 /// # Errors
 /// When a cell could not be run or a hash not computed.
-pub fn build_report(
-    suite: &Suite,
-    selection: &Selection,
-    results: Vec<(PlannedCell, Option<CellResult>)>,
-) -> Result<Report, ReportError> {
+pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedResult>) -> Result<Report, ReportError> {
     let mut runs = Vec::new();
     let mut rows: Vec<FamilyRow> = Vec::new();
     for (planned, result) in results {
