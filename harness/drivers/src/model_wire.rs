@@ -6,7 +6,8 @@
 //! text the driver parses itself.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use sharedos_model::tool::SharedObject;
 
 /// Default `max_tokens` of a chat-completions request.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -21,8 +22,8 @@ pub struct ModelTool {
     pub name: String,
     /// What the tool does.
     pub description: String,
-    /// The tool's input schema.
-    pub parameters: Map<String, Value>,
+    /// The tool's input schema, shared with its definition.
+    pub parameters: SharedObject,
 }
 
 /// One tool call as the model wrote it.

@@ -264,7 +264,7 @@ fn d39_tools_are_described_with_an_input_schema() {
         namespace: "files".into(),
         source: "sharedos".into(),
         read_write: ReadWrite::Read,
-        input_schema: object(json!({"type": "object"})),
+        input_schema: object(json!({"type": "object"})).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: "files".into(), path: vec![], owner: None },

@@ -278,7 +278,7 @@ fn d39_tools_are_described_as_functions() {
         namespace: "files".into(),
         source: "sharedos".into(),
         read_write: ReadWrite::Read,
-        input_schema: object(json!({"type": "object", "properties": {"path": {"type": "array"}}})),
+        input_schema: object(json!({"type": "object", "properties": {"path": {"type": "array"}}})).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: "files".into(), path: vec![], owner: None },

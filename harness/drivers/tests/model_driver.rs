@@ -301,7 +301,7 @@ fn chat_completions_requests_describe_tools_as_functions() {
         tools: vec![sharedos_drivers::model_wire::ModelTool {
             name: "files_read".into(),
             description: "Read".into(),
-            parameters: json!({"type": "object"}).as_object().cloned().unwrap(),
+            parameters: json!({"type": "object"}).as_object().cloned().unwrap().into(),
         }],
         settings: ModelSettings::default(),
     };

@@ -47,7 +47,7 @@ pub fn escalation_tool() -> Rc<dyn ToolHandler> {
             namespace: "sharedos".to_string(),
             source: "sharedos".to_string(),
             read_write: ReadWrite::Write,
-            input_schema: schema.as_object().cloned().unwrap_or_default(),
+            input_schema: schema.as_object().cloned().unwrap_or_default().into(),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef {

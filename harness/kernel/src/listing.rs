@@ -48,7 +48,7 @@ pub fn catalog_hash(tools: &[ToolDefinition]) -> Result<String, KernelError> {
             name: &tool.name,
             description: &tool.description,
             input_schema: &tool.input_schema,
-            output_schema: tool.output_schema.as_ref(),
+            output_schema: tool.output_schema.as_deref(),
             annotations: tool.annotations.as_ref(),
             metadata: tool.metadata.as_ref(),
         })

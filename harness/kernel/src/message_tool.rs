@@ -246,8 +246,8 @@ fn definition() -> ToolDefinition {
         namespace: "messages".to_string(),
         source: "sharedos".to_string(),
         read_write: ReadWrite::Write,
-        input_schema: object(schema),
-        output_schema: Some(object(json!({"type": "object"}))),
+        input_schema: object(schema).into(),
+        output_schema: Some(object(json!({"type": "object"})).into()),
         required_capability: Requirement {
             resource: ResourceRef { namespace: MESSAGING_NAMESPACE.to_string(), path: Vec::new(), owner: None },
             action: "send".to_string(),

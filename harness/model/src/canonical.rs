@@ -43,11 +43,9 @@ pub fn tagged_hash<T: Serialize + ?Sized>(tag: &str, value: &T) -> Result<String
     let Ok(canonical) = crate::jcs::write(value) else {
         return Ok(tagged_hash_of_bytes(tag, &canonical_bytes(value)?));
     };
-    let mut hasher = Sha256::new();
-    hasher.update(tag.as_bytes());
-    hasher.update(b"\n");
+    let mut hasher = TaggedHasher::new(tag);
     canonical.emit(&mut |chunk| hasher.update(chunk));
-    Ok(hex::encode(hasher.finalize()))
+    Ok(hasher.finish())
 }
 
 /// Lowercase hex SHA-256 over `tag`, a newline, and `canonical`, which the
@@ -55,11 +53,36 @@ pub fn tagged_hash<T: Serialize + ?Sized>(tag: &str, value: &T) -> Result<String
 /// to hash the same value under several tags or inside a larger value).
 #[must_use]
 pub fn tagged_hash_of_bytes(tag: &str, canonical: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(tag.as_bytes());
-    hasher.update(b"\n");
+    let mut hasher = TaggedHasher::new(tag);
     hasher.update(canonical);
-    hex::encode(hasher.finalize())
+    hasher.finish()
+}
+
+/// [`tagged_hash_of_bytes`] fed in pieces, for canonical bytes the caller
+/// writes part by part rather than gathering them first.
+#[derive(Debug, Clone)]
+pub struct TaggedHasher(Sha256);
+
+impl TaggedHasher {
+    /// A hash in the domain of `tag`.
+    #[must_use]
+    pub fn new(tag: &str) -> TaggedHasher {
+        let mut hasher = Sha256::new();
+        hasher.update(tag.as_bytes());
+        hasher.update(b"\n");
+        TaggedHasher(hasher)
+    }
+
+    /// Appends the next canonical bytes.
+    pub fn update(&mut self, canonical: &[u8]) {
+        self.0.update(canonical);
+    }
+
+    /// The lowercase hex hash of everything appended.
+    #[must_use]
+    pub fn finish(self) -> String {
+        hex::encode(self.0.finalize())
+    }
 }
 
 /// True for 64 lowercase hex characters.

@@ -4,6 +4,13 @@ use crate::capability::Requirement;
 use crate::validate::{self, child, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A JSON object shared by every copy of the tool definition that holds it.
+/// Schemas and tool metadata are written once and only read after, while a
+/// catalogue is copied into every request, listing and record; sharing makes
+/// those copies (and comparisons of copies) cost a reference count.
+pub type SharedObject = Arc<Map<String, Value>>;
 
 /// Whether a tool may change anything. Catalogue metadata, never authority;
 /// it decides `retryable`.
@@ -46,10 +53,10 @@ pub struct ToolDefinition {
     /// Read or write.
     pub read_write: ReadWrite,
     /// JSON Schema of the arguments.
-    pub input_schema: Map<String, Value>,
+    pub input_schema: SharedObject,
     /// JSON Schema of the output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Map<String, Value>>,
+    pub output_schema: Option<SharedObject>,
     /// The broadest requirement the tool may ever resolve.
     pub required_capability: Requirement,
     /// Effect hints.

@@ -223,6 +223,11 @@ pub struct Identity {
     /// The canonical bytes of the world's requested tools (part of the
     /// description, and of each turn's policy when the turn requested them).
     tools: Arc<[u8]>,
+    /// The policy a turn runs under when it requests the world's tools with
+    /// the world's namespaces enabled (every turn the runner builds): the
+    /// namespaces and the policy hash, so each record need not hash the
+    /// whole catalogue again.
+    world_policy: (Vec<String>, String),
 }
 
 impl Identity {
@@ -239,7 +244,10 @@ impl Identity {
         let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
         let description = WorldDescription::of(world, &condition.world).canonical_with_tools(&tools)?;
         let world_description: Arc<[u8]> = description.into();
+        let enabled = world.enabled_tool_namespaces();
+        let world_policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
         Ok(Identity {
+            world_policy: (enabled, world_policy_hash),
             spec: spec_hash(case, script, &condition.id)?,
             world: world_hash_of_canonical(&world_description),
             evaluator: evaluator_hash()?,
@@ -311,14 +319,17 @@ pub fn assembly_input<'a>(
     })
 }
 
-/// The policy hash of `turn`, splicing in the identity's canonical tool
-/// bytes when the turn requested exactly those tools.
+/// The policy hash of `turn`: the identity's own when the turn requested the
+/// world's tools with the world's namespaces, else hashed with the
+/// identity's canonical tool bytes spliced in when the tools are the world's.
 fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<String, CanonicalError> {
     let (enabled, tools) = (&turn.request.context.enabled_tool_namespaces, &turn.request.tools);
-    if tools.as_slice() == cx.identity_tools {
-        policy_hash_of_canonical_tools(enabled, &cx.identity.tools)
-    } else {
+    if tools.as_slice() != cx.identity_tools {
         policy_hash(enabled, tools)
+    } else if *enabled == cx.identity.world_policy.0 {
+        Ok(cx.identity.world_policy.1.clone())
+    } else {
+        policy_hash_of_canonical_tools(enabled, &cx.identity.tools)
     }
 }
 

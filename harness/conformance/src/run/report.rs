@@ -8,7 +8,7 @@ use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
 use crate::markdown::render_markdown;
 use crate::world::{World, WorldError};
-use sharedos_model::canonical::{canonical_bytes, tagged_hash_of_bytes, CanonicalError};
+use sharedos_model::canonical::{canonical_bytes, CanonicalError, TaggedHasher};
 use std::collections::BTreeMap;
 
 /// Domain tag of the world-set hash.
@@ -68,35 +68,37 @@ pub fn world_set_hash_with(
 ) -> Result<String, ReportError> {
     // The canonical form of `[{case, conditions: [{condition, world}]}]` is
     // written member by member ("case" < "conditions", "condition" <
-    // "world"), so each world is dropped once its description is written.
-    let mut bytes = vec![b'['];
+    // "world") straight into the hash, so no copy of every description is
+    // gathered and each world built here is dropped once it is hashed.
+    let mut hash = TaggedHasher::new(WORLD_SET_TAG);
+    hash.update(b"[");
     for (i, case) in suite.cases.iter().filter(|c| selection.keeps_case(c)).enumerate() {
         if i > 0 {
-            bytes.push(b',');
+            hash.update(b",");
         }
-        bytes.extend_from_slice(b"{\"case\":");
-        bytes.extend_from_slice(&canonical_bytes(&case.id)?);
-        bytes.extend_from_slice(b",\"conditions\":[");
+        hash.update(b"{\"case\":");
+        hash.update(&canonical_bytes(&case.id)?);
+        hash.update(b",\"conditions\":[");
         for (j, condition) in case.conditions.iter().enumerate() {
             if j > 0 {
-                bytes.push(b',');
+                hash.update(b",");
             }
-            bytes.extend_from_slice(b"{\"condition\":");
-            bytes.extend_from_slice(&canonical_bytes(&condition.id)?);
-            bytes.extend_from_slice(b",\"world\":");
+            hash.update(b"{\"condition\":");
+            hash.update(&canonical_bytes(&condition.id)?);
+            hash.update(b",\"world\":");
             match described.get(&(case.id.as_str(), condition.id.as_str())) {
-                Some(description) => bytes.extend_from_slice(description),
+                Some(description) => hash.update(description),
                 None => {
                     let world = World::build(&condition.world)?;
-                    bytes.extend_from_slice(&canonical_bytes(&WorldDescription::of(&world, &condition.world))?);
+                    hash.update(&canonical_bytes(&WorldDescription::of(&world, &condition.world))?);
                 }
             }
-            bytes.push(b'}');
+            hash.update(b"}");
         }
-        bytes.extend_from_slice(b"]}");
+        hash.update(b"]}");
     }
-    bytes.push(b']');
-    Ok(tagged_hash_of_bytes(WORLD_SET_TAG, &bytes))
+    hash.update(b"]");
+    Ok(hash.finish())
 }
 
 /// Builds the manifest and Markdown from the results of [`super::matrix::run_all`].

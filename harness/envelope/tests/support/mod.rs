@@ -68,7 +68,7 @@ pub fn tool(name: &str, read_write: ReadWrite, idempotent: bool) -> ToolDefiniti
         namespace: name.split('.').next().unwrap().to_string(),
         source: "native".to_string(),
         read_write,
-        input_schema: Map::new(),
+        input_schema: Map::new().into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef {

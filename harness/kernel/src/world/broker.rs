@@ -44,7 +44,8 @@ pub fn notion_search_definition(action: &str) -> ToolDefinition {
         namespace: NOTION.to_string(),
         source: BROKER_SOURCE.to_string(),
         read_write: ReadWrite::Read,
-        input_schema: object_schema(json!({"path": path_schema(0), "query": {"type": "string"}}), &["path"], false),
+        input_schema: object_schema(json!({"path": path_schema(0), "query": {"type": "string"}}), &["path"], false)
+            .into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: NOTION.to_string(), path: Vec::new(), owner: None },

@@ -136,7 +136,7 @@ pub fn definition(action: FileAction) -> ToolDefinition {
         namespace: FILES.to_string(),
         source: SHIPPED_SOURCE.to_string(),
         read_write: read_write(action),
-        input_schema: input_schema(action),
+        input_schema: input_schema(action).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: FILES.to_string(), path: Vec::new(), owner: None },

@@ -103,7 +103,7 @@ impl Fixture {
             namespace: if sealed { FILES_ADMIN } else { FILES }.to_string(),
             source: FIXTURE_SOURCE.to_string(),
             read_write: if sealed { ReadWrite::Write } else { ReadWrite::Read },
-            input_schema: self.input_schema(),
+            input_schema: self.input_schema().into(),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: FILES.to_string(), path: segments(&WORKSPACE), owner: None },
@@ -239,7 +239,7 @@ pub fn admin_grant_issue_definition() -> ToolDefinition {
         namespace: FILES_ADMIN.to_string(),
         source: FIXTURE_SOURCE.to_string(),
         read_write: ReadWrite::Write,
-        input_schema: object_schema(json!({}), &[], true),
+        input_schema: object_schema(json!({}), &[], true).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: EXECUTION.to_string(), path: vec!["grant".to_string()], owner: None },

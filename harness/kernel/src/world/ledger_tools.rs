@@ -106,7 +106,7 @@ impl LedgerTool {
             namespace: LEDGER.to_string(),
             source: LEDGER_SOURCE.to_string(),
             read_write,
-            input_schema: schema,
+            input_schema: schema.into(),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: LEDGER.to_string(), path: vec![ACCOUNTS.to_string()], owner: None },

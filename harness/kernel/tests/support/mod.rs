@@ -186,7 +186,7 @@ pub fn definition(name: &str, namespace: &str, resource_ns: &str, action: &str) 
         namespace: namespace.into(),
         source: "native".into(),
         read_write: ReadWrite::Read,
-        input_schema: obj(json!({"type": "object"})),
+        input_schema: obj(json!({"type": "object"})).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: resource_ns.into(), path: vec![], owner: None },
