@@ -17,8 +17,9 @@ use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::capability::{CapabilityRequest, Requirement, ResourceRef};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::Escalation;
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_model::tool::{ProtocolError, ReadWrite, SharedObject, ToolDefinition, ToolOutcome, ToolResult};
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 /// The affordance's name.
 pub const ESCALATE: &str = "sharedos.escalate";
@@ -31,15 +32,21 @@ struct EscalationTool {
     definition: ToolDefinition,
 }
 
-/// A fresh `sharedos.escalate` handler for a kernel's static registry.
-#[must_use]
-pub fn escalation_tool() -> Rc<dyn ToolHandler> {
+/// The escalation tool's input schema, built once (see
+/// [`crate::world::arguments::shared_schema`]).
+static REASON_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| {
     let schema = json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["reason"],
         "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": MAX_REASON_CHARS}}
     });
+    SharedObject::new(schema.as_object().cloned().unwrap_or_default())
+});
+
+/// A fresh `sharedos.escalate` handler for a kernel's static registry.
+#[must_use]
+pub fn escalation_tool() -> Rc<dyn ToolHandler> {
     Rc::new(EscalationTool {
         definition: ToolDefinition {
             name: ESCALATE.to_string(),
@@ -47,7 +54,7 @@ pub fn escalation_tool() -> Rc<dyn ToolHandler> {
             namespace: "sharedos".to_string(),
             source: "sharedos".to_string(),
             read_write: ReadWrite::Write,
-            input_schema: schema.as_object().cloned().unwrap_or_default().into(),
+            input_schema: SharedObject::clone(&REASON_SCHEMA),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef {

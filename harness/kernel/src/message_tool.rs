@@ -15,9 +15,12 @@ use sharedos_model::address::Address;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolAnnotations, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_model::tool::{
+    ProtocolError, ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolOutcome, ToolResult,
+};
 use sharedos_model::validate::Validate;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 /// The tool's name.
 pub const MESSAGES_REQUEST: &str = "messages.request";
@@ -223,7 +226,9 @@ pub fn messages_request_definition() -> ToolDefinition {
     definition()
 }
 
-fn definition() -> ToolDefinition {
+/// The request tool's input and output schemas, built once (see
+/// [`crate::world::arguments::shared_schema`]).
+static SCHEMAS: LazyLock<(SharedObject, SharedObject)> = LazyLock::new(|| {
     let id = json!({"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^\\S(.*\\S)?$"});
     let variant = |kind: &str, field: &str| {
         json!({"type": "object", "additionalProperties": false, "required": ["kind", field],
@@ -239,15 +244,19 @@ fn definition() -> ToolDefinition {
             "payload": {}
         }
     });
-    let object = |v: Value| v.as_object().cloned().unwrap_or_default();
+    let object = |v: Value| SharedObject::new(v.as_object().cloned().unwrap_or_default());
+    (object(schema), object(json!({"type": "object"})))
+});
+
+fn definition() -> ToolDefinition {
     ToolDefinition {
         name: MESSAGES_REQUEST.to_string(),
         description: "Send an authorized request to another agent and wait for its durable reply".to_string(),
         namespace: "messages".to_string(),
         source: "sharedos".to_string(),
         read_write: ReadWrite::Write,
-        input_schema: object(schema).into(),
-        output_schema: Some(object(json!({"type": "object"})).into()),
+        input_schema: SharedObject::clone(&SCHEMAS.0),
+        output_schema: Some(SharedObject::clone(&SCHEMAS.1)),
         required_capability: Requirement {
             resource: ResourceRef { namespace: MESSAGING_NAMESPACE.to_string(), path: Vec::new(), owner: None },
             action: "send".to_string(),

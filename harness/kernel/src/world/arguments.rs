@@ -5,6 +5,7 @@
 
 use serde_json::{json, Map, Value};
 use sharedos_model::capability::is_segment;
+use sharedos_model::tool::SharedObject;
 
 /// Largest `limit`, `contextBefore` or `contextAfter` a file tool accepts.
 pub const MAX_COUNT: u64 = 1000;
@@ -151,6 +152,20 @@ pub fn path_schema(min_items: u64) -> Value {
         "minItems": min_items,
         "maxItems": 64
     })
+}
+
+/// The schema `table` holds for `key`, shared; built by `build` only for a
+/// key the table lacks, so the answer is the same either way.
+///
+/// Fixture catalogues keep their schemas in a `LazyLock` table: a schema is
+/// a constant that `json!` cannot write as a `const`, and building it for
+/// every world was most of what building a world cost.
+pub fn shared_schema<K: PartialEq + Copy>(
+    table: &[(K, SharedObject)],
+    key: K,
+    build: impl FnOnce(K) -> Map<String, Value>,
+) -> SharedObject {
+    table.iter().find(|(k, _)| *k == key).map_or_else(|| SharedObject::new(build(key)), |(_, s)| SharedObject::clone(s))
 }
 
 /// A strict object schema with `properties`, of which `required` must be present.

@@ -14,10 +14,17 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ReadWrite, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::LazyLock;
+
+/// The search tool's input schema, built once (see
+/// [`super::arguments::shared_schema`]).
+static SEARCH_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| {
+    SharedObject::new(object_schema(json!({"path": path_schema(0), "query": {"type": "string"}}), &["path"], false))
+});
 
 /// The provider id.
 pub const BROKER_ID: &str = "notion-mcp";
@@ -44,8 +51,7 @@ pub fn notion_search_definition(action: &str) -> ToolDefinition {
         namespace: NOTION.to_string(),
         source: BROKER_SOURCE.to_string(),
         read_write: ReadWrite::Read,
-        input_schema: object_schema(json!({"path": path_schema(0), "query": {"type": "string"}}), &["path"], false)
-            .into(),
+        input_schema: SharedObject::clone(&SEARCH_SCHEMA),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: NOTION.to_string(), path: Vec::new(), owner: None },

@@ -2,7 +2,7 @@
 //! the ceiling `files / [] / <action>` and resolves, per call,
 //! `files / args.path / <action>` owned by the context's owner.
 
-use super::arguments::{self as args, object_schema, path_schema, MAX_COUNT};
+use super::arguments::{self as args, object_schema, path_schema, shared_schema, MAX_COUNT};
 use super::constants::FILES;
 use super::file_store::{FileAction, FileStore};
 use super::results;
@@ -12,8 +12,9 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ReadWrite, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 /// Source of the shipped tools.
 pub const SHIPPED_SOURCE: &str = "sharedos";
@@ -76,6 +77,10 @@ fn annotations(action: FileAction) -> Option<ToolAnnotations> {
     }
 }
 
+/// Every file tool's input schema, built once (see [`shared_schema`]).
+static INPUT_SCHEMAS: LazyLock<[(FileAction, SharedObject); 12]> =
+    LazyLock::new(|| FileAction::ALL.map(|action| (action, SharedObject::new(input_schema(action)))));
+
 fn input_schema(action: FileAction) -> Map<String, Value> {
     let path = path_schema(if action == FileAction::Create { 1 } else { 0 });
     let text = json!({"type": "string"});
@@ -136,7 +141,7 @@ pub fn definition(action: FileAction) -> ToolDefinition {
         namespace: FILES.to_string(),
         source: SHIPPED_SOURCE.to_string(),
         read_write: read_write(action),
-        input_schema: input_schema(action).into(),
+        input_schema: shared_schema(&*INPUT_SCHEMAS, action, input_schema),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: FILES.to_string(), path: Vec::new(), owner: None },

@@ -3,7 +3,7 @@
 //! owner, a path outside its ceiling, a result for another call — so the
 //! kernel alone must catch it.
 
-use super::arguments::{self as args, object_schema, path_schema};
+use super::arguments::{self as args, object_schema, path_schema, shared_schema};
 use super::constants::{segments, EXECUTION, FILES, FILES_ADMIN, PURGE_ACTION, VAULT_SECRETS, WORKSPACE};
 use super::file_store::FileStore;
 use super::file_tools::{owned_requirement, parsed_path, run_on_store};
@@ -14,8 +14,16 @@ use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ReadWrite, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::LazyLock;
+
+/// Every fixture's input schema, built once (see [`shared_schema`]).
+static INPUT_SCHEMAS: LazyLock<[(Fixture, SharedObject); 5]> =
+    LazyLock::new(|| Fixture::ALL.map(|fixture| (fixture, SharedObject::new(fixture.input_schema()))));
+
+/// The control-plane stub's open input schema, built once.
+static OPEN_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| SharedObject::new(object_schema(json!({}), &[], true)));
 
 /// Source of the fixture tools and the stub.
 pub const FIXTURE_SOURCE: &str = "native";
@@ -103,7 +111,7 @@ impl Fixture {
             namespace: if sealed { FILES_ADMIN } else { FILES }.to_string(),
             source: FIXTURE_SOURCE.to_string(),
             read_write: if sealed { ReadWrite::Write } else { ReadWrite::Read },
-            input_schema: self.input_schema().into(),
+            input_schema: shared_schema(&*INPUT_SCHEMAS, self, Fixture::input_schema),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: FILES.to_string(), path: segments(&WORKSPACE), owner: None },
@@ -239,7 +247,7 @@ pub fn admin_grant_issue_definition() -> ToolDefinition {
         namespace: FILES_ADMIN.to_string(),
         source: FIXTURE_SOURCE.to_string(),
         read_write: ReadWrite::Write,
-        input_schema: object_schema(json!({}), &[], true).into(),
+        input_schema: SharedObject::clone(&OPEN_SCHEMA),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: EXECUTION.to_string(), path: vec!["grant".to_string()], owner: None },

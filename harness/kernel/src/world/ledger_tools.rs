@@ -3,7 +3,7 @@
 //! between leaves it half done); an idempotent limit setting; and a read
 //! that takes time. Each resolves `ledger / [accounts, <account>] / <action>`.
 
-use super::arguments::{self as args, object_schema};
+use super::arguments::{self as args, object_schema, shared_schema};
 use super::constants::LEDGER;
 use super::file_tools::owned_requirement;
 use super::ledger::{Ledger, LedgerError, Movement};
@@ -15,8 +15,13 @@ use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{is_segment, Requirement, ResourceRef};
 use sharedos_model::instant::Instant;
-use sharedos_model::tool::{ReadWrite, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::LazyLock;
+
+/// Every ledger tool's input schema, built once (see [`shared_schema`]).
+static INPUT_SCHEMAS: LazyLock<[(LedgerTool, SharedObject); 3]> =
+    LazyLock::new(|| LedgerTool::ALL.map(|tool| (tool, SharedObject::new(tool.input_schema()))));
 use std::time::Duration;
 
 /// The folder every account lives under.
@@ -68,36 +73,37 @@ impl LedgerTool {
         }
     }
 
+    fn input_schema(self) -> Map<String, Value> {
+        let account = json!({"type": "string", "minLength": 1, "maxLength": 256});
+        match self {
+            LedgerTool::Transfer => object_schema(
+                json!({"from": account, "to": account, "amount": {"type": "integer", "minimum": 1}}),
+                &["from", "to", "amount"],
+                false,
+            ),
+            LedgerTool::SetLimit => object_schema(
+                json!({"account": account, "limit": {"type": "integer", "minimum": 0}}),
+                &["account", "limit"],
+                false,
+            ),
+            LedgerTool::Balance => object_schema(json!({"account": account}), &["account"], false),
+        }
+    }
+
     /// The registry definition.
     #[must_use]
     pub fn definition(self) -> ToolDefinition {
-        let account = json!({"type": "string", "minLength": 1, "maxLength": 256});
-        let (description, read_write, annotations, schema) = match self {
-            LedgerTool::Transfer => (
-                "Move an amount from one account to another.",
-                ReadWrite::Write,
-                None,
-                object_schema(
-                    json!({"from": account, "to": account, "amount": {"type": "integer", "minimum": 1}}),
-                    &["from", "to", "amount"],
-                    false,
-                ),
-            ),
+        let (description, read_write, annotations) = match self {
+            LedgerTool::Transfer => ("Move an amount from one account to another.", ReadWrite::Write, None),
             LedgerTool::SetLimit => (
                 "Set an account's spending limit; repeating it changes nothing.",
                 ReadWrite::Write,
                 Some(ToolAnnotations { idempotent: Some(true), ..ToolAnnotations::default() }),
-                object_schema(
-                    json!({"account": account, "limit": {"type": "integer", "minimum": 0}}),
-                    &["account", "limit"],
-                    false,
-                ),
             ),
             LedgerTool::Balance => (
                 "Read an account's balance.",
                 ReadWrite::Read,
                 Some(ToolAnnotations { read_only: Some(true), ..ToolAnnotations::default() }),
-                object_schema(json!({"account": account}), &["account"], false),
             ),
         };
         ToolDefinition {
@@ -106,7 +112,7 @@ impl LedgerTool {
             namespace: LEDGER.to_string(),
             source: LEDGER_SOURCE.to_string(),
             read_write,
-            input_schema: schema.into(),
+            input_schema: shared_schema(&*INPUT_SCHEMAS, self, LedgerTool::input_schema),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: LEDGER.to_string(), path: vec![ACCOUNTS.to_string()], owner: None },
