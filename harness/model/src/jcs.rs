@@ -1,6 +1,7 @@
 //! A streaming RFC 8785 (JCS) writer: serialises any `Serialize` value
-//! straight into canonical bytes, without building a `serde_json::Value` and
-//! without a buffer per object member.
+//! straight into one buffer of canonical bytes, without building a
+//! `serde_json::Value`. An object whose members arrive out of key order (a
+//! struct's fields, usually) is rewritten in place as it closes.
 //!
 //! Its output is the same, byte for byte, as `serde_json_canonicalizer`'s
 //! for every value it accepts: members sorted by the UTF-16 code units of
@@ -49,79 +50,26 @@ fn unsupported(what: &str) -> Unsupported {
 
 /// The canonical form of `value`, or [`Unsupported`].
 pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
-    let mut writer = Writer {
-        out: Vec::with_capacity(512),
-        members: Vec::new(),
-        moves: Vec::new(),
-        spans: Vec::new(),
-        order: Vec::new(),
-    };
+    let mut writer =
+        Writer { out: Vec::with_capacity(512), members: Vec::new(), order: Vec::new(), scratch: Vec::new() };
     value.serialize(&mut writer)?;
-    let Writer { out, mut moves, spans, .. } = writer;
-    // Objects close innermost first; emission walks them outermost first.
-    moves.sort_unstable_by_key(|m| m.start);
-    Ok(Canonical { out, moves, spans })
+    Ok(Canonical { out: writer.out })
 }
 
-/// A value's canonical form, held as the bytes in the order serde wrote
-/// them plus the member order of every object that came out unsorted, so
-/// no object is ever copied to be sorted: emission reads each byte once.
+/// A value's canonical bytes.
 pub(crate) struct Canonical {
     out: Vec<u8>,
-    /// Unsorted objects, by where their members start.
-    moves: Vec<Reorder>,
-    /// The member spans of every unsorted object, each object's in key order.
-    spans: Vec<(usize, usize)>,
-}
-
-/// An object whose members must be emitted in another order.
-#[derive(Debug, Clone, Copy)]
-struct Reorder {
-    /// Just after `{`.
-    start: usize,
-    /// At `}`.
-    end: usize,
-    /// Its members' spans in `Canonical::spans`, in key order.
-    spans: (usize, usize),
 }
 
 impl Canonical {
-    /// Hands every canonical byte, in order, to `sink`.
+    /// Hands the canonical bytes to `sink`.
     pub(crate) fn emit(&self, sink: &mut impl FnMut(&[u8])) {
-        self.emit_range(0, self.out.len(), &self.moves, sink);
+        sink(&self.out);
     }
 
     /// The canonical bytes.
     pub(crate) fn into_bytes(self) -> Vec<u8> {
-        if self.moves.is_empty() {
-            return self.out;
-        }
-        let mut bytes = Vec::with_capacity(self.out.len());
-        self.emit(&mut |chunk| bytes.extend_from_slice(chunk));
-        bytes
-    }
-
-    /// Emits `out[from..to]`, where `moves` are the unsorted objects that
-    /// start inside it.
-    fn emit_range(&self, from: usize, to: usize, moves: &[Reorder], sink: &mut impl FnMut(&[u8])) {
-        let mut cursor = from;
-        let mut rest = moves;
-        while let Some((object, after)) = rest.split_first() {
-            sink(&self.out[cursor..object.start]);
-            // Everything up to the object's end is nested inside it.
-            let (inner, outer) = after.split_at(after.partition_point(|m| m.start < object.end));
-            for (i, &(start, end)) in self.spans[object.spans.0..object.spans.1].iter().enumerate() {
-                if i > 0 {
-                    sink(b",");
-                }
-                let first = inner.partition_point(|m| m.start < start);
-                let last = inner.partition_point(|m| m.start < end);
-                self.emit_range(start, end, &inner[first..last], sink);
-            }
-            cursor = object.end;
-            rest = outer;
-        }
-        sink(&self.out[cursor..to]);
+        self.out
     }
 }
 
@@ -135,6 +83,10 @@ struct Member {
     end: usize,
     /// The key is ASCII and needed no escape, so its bytes order it.
     plain: bool,
+    /// The first eight bytes of a plain key, big-endian and zero-padded:
+    /// ordering these orders most keys without reading them again (a plain
+    /// key holds no zero byte, so the padding sorts a prefix first).
+    prefix: u64,
 }
 
 /// The output and the bookkeeping shared by every nesting level.
@@ -142,12 +94,10 @@ struct Writer {
     out: Vec<u8>,
     /// Members of the objects being written, innermost last.
     members: Vec<Member>,
-    /// Every object that closed unsorted.
-    moves: Vec<Reorder>,
-    /// Their member spans, each object's in key order.
-    spans: Vec<(usize, usize)>,
     /// Scratch: the key order of the object being closed.
     order: Vec<usize>,
+    /// Scratch: the members of the object being put in key order.
+    scratch: Vec<u8>,
 }
 
 impl Writer {
@@ -180,7 +130,7 @@ impl Writer {
         let members = &self.members[base..];
         let mut sorted = true;
         for pair in members.windows(2) {
-            match member_cmp(&self.out, 0, &pair[0], &pair[1]) {
+            match member_cmp(&self.out, &pair[0], &pair[1]) {
                 Ordering::Less => {}
                 Ordering::Equal => return Err(unsupported("a duplicate object key")),
                 Ordering::Greater => sorted = false,
@@ -194,18 +144,29 @@ impl Writer {
         Ok(())
     }
 
-    /// Records the key order of the object whose members start at `start`.
+    /// Rewrites the members of the object starting at `start` in key order.
+    ///
+    /// Nested objects closed first, so every member is final here; the
+    /// object is copied once per enclosing object that needs reordering,
+    /// which keeps the output one contiguous buffer.
     fn reorder(&mut self, start: usize, base: usize) -> Result<(), Unsupported> {
-        let (out, members) = (&self.out, &self.members[base..]);
-        self.order.clear();
-        self.order.extend(0..members.len());
-        self.order.sort_unstable_by(|&a, &b| member_cmp(out, 0, &members[a], &members[b]));
-        if self.order.windows(2).any(|w| member_cmp(out, 0, &members[w[0]], &members[w[1]]) == Ordering::Equal) {
+        let Writer { out, members, order, scratch } = self;
+        let members = &members[base..];
+        order.clear();
+        order.extend(0..members.len());
+        order.sort_unstable_by(|&a, &b| member_cmp(out, &members[a], &members[b]));
+        if order.windows(2).any(|w| member_cmp(out, &members[w[0]], &members[w[1]]) == Ordering::Equal) {
             return Err(unsupported("a duplicate object key"));
         }
-        let first = self.spans.len();
-        self.spans.extend(self.order.iter().map(|&m| (members[m].start, members[m].end)));
-        self.moves.push(Reorder { start, end: self.out.len(), spans: (first, self.spans.len()) });
+        scratch.clear();
+        scratch.extend_from_slice(&out[start..]);
+        out.truncate(start);
+        for (i, &m) in order.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&scratch[members[m].start - start..members[m].end - start]);
+        }
         Ok(())
     }
 }
@@ -289,15 +250,23 @@ fn escape_into(out: &mut Vec<u8>, text: &str) -> bool {
 }
 
 /// Orders two members by the UTF-16 code units of their keys, which sit
-/// in `bytes` shifted back by `offset`.
+/// in `bytes`.
 #[inline]
-fn member_cmp(bytes: &[u8], offset: usize, a: &Member, b: &Member) -> Ordering {
-    let key_a = &bytes[a.key_start - offset..a.key_end - offset];
-    let key_b = &bytes[b.key_start - offset..b.key_end - offset];
+fn member_cmp(bytes: &[u8], a: &Member, b: &Member) -> Ordering {
+    let key = |m: &Member| &bytes[m.key_start..m.key_end];
     if a.plain && b.plain {
-        return key_a.cmp(key_b);
+        return a.prefix.cmp(&b.prefix).then_with(|| key(a).cmp(key(b)));
     }
-    unescape(key_a).encode_utf16().cmp(unescape(key_b).encode_utf16())
+    unescape(key(a)).encode_utf16().cmp(unescape(key(b)).encode_utf16())
+}
+
+/// The first eight bytes of `key`, big-endian, zero-padded.
+#[inline]
+fn key_prefix(key: &[u8]) -> u64 {
+    let mut bytes = [0_u8; 8];
+    let len = key.len().min(8);
+    bytes[..len].copy_from_slice(&key[..len]);
+    u64::from_be_bytes(bytes)
 }
 
 /// The text of an escaped key (written by [`escape_into`], so always valid).
@@ -335,8 +304,9 @@ impl Object<'_> {
         let key_start = writer.out.len();
         let plain = write_key(writer)?;
         let key_end = writer.out.len();
+        let prefix = if plain { key_prefix(&writer.out[key_start..key_end]) } else { 0 };
         writer.out.extend_from_slice(b"\":");
-        Ok(Member { start, key_start, key_end, end: key_end, plain })
+        Ok(Member { start, key_start, key_end, end: key_end, plain, prefix })
     }
 
     fn member<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Unsupported> {
