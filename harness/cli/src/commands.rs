@@ -77,7 +77,9 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         Err(exit) => return exit,
     };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let results = run_all(&suite, &planned, jobs);
+    // Blessing rewrites the files, so only the other modes compare as they run.
+    let golden_dir = args.select.root.join("golden");
+    let results = run_all(&suite, &planned, jobs, (mode != Mode::Bless).then_some(golden_dir.as_path()));
     let selection = selection(&args.select);
     let report = match build_report(&suite, &selection, results) {
         Ok(report) => report,
@@ -118,7 +120,8 @@ fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, G
                 Err(error) => GoldenState::Unwritable(format!("failed to {error}")),
             }
         } else {
-            match compare(&golden, &run.key, &run.snapshot) {
+            let comparison = run.golden.clone().unwrap_or_else(|| compare(&golden, &run.key, &run.snapshot));
+            match comparison {
                 GoldenComparison::Same => GoldenState::Same,
                 GoldenComparison::Missing { path } => {
                     GoldenState::Missing(format!("{}: no golden file", path.display()))

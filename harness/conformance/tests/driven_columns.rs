@@ -23,7 +23,7 @@ fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
     let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };
     let planned = plan(&suite, &selection);
     let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
-    for (planned, result) in run_all(&suite, &planned, 2) {
+    for (planned, result) in run_all(&suite, &planned, 2, None) {
         let cell = match (planned.declared, result) {
             (Some(cell), _) => cell,
             (None, Some(run)) => run.expect("the cell runs").cell,

@@ -9,7 +9,7 @@ use super::snapshot::cell_snapshot;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::case::{Case, Condition};
 use crate::column::{column, ColumnKind};
-use crate::golden::{CellKey, Snapshot};
+use crate::golden::{CellKey, GoldenComparison, Snapshot};
 use crate::judge::cell::assemble_cell;
 use crate::judge::{judge, GradingInput, TurnFacts};
 use crate::manifest::{Cell, CellEvidence, TurnEvidence};
@@ -43,6 +43,9 @@ pub struct CellRun {
     pub evidence: CellEvidence,
     /// The golden snapshot.
     pub snapshot: Snapshot,
+    /// How the snapshot compares with its golden file, when the run was
+    /// asked to compare (see [`super::matrix::run_all`]).
+    pub golden: Option<GoldenComparison>,
     /// The canonical bytes of the cell's world description (what the world
     /// hash covers), kept so the world-set hash need not build it again.
     pub world_description: Arc<[u8]>,
@@ -190,7 +193,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let snapshot = messaging.snapshot(cell_snapshot(&cell, &turns, &records, &receipts, &world), &world, &turns);
     let snapshot = Snapshot::of(&snapshot);
     let world_description = Arc::clone(&records_of.identity.world_description);
-    Ok(CellRun { key, cell, evidence, snapshot, world_description })
+    Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_description })
 }
 
 /// What each attempt of the cell was answered: the adversary reports its

@@ -4,6 +4,7 @@
 use super::cell::{run_cell, CellError, CellRun, Row};
 use crate::case::{Case, Condition};
 use crate::column::{columns, ColumnSpec};
+use crate::golden::compare;
 use crate::golden::CellKey;
 use crate::judge::cell::declared_cell;
 use crate::judge::CellStatus;
@@ -11,6 +12,7 @@ use crate::loader::Suite;
 use crate::manifest::Cell;
 use crate::script::AttackScript;
 use rayon::prelude::*;
+use std::path::Path;
 use std::rc::Rc;
 
 /// Which cells to consider; an empty list selects everything.
@@ -110,33 +112,35 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 
 /// Runs every planned cell that needs running on `jobs` worker threads, a
 /// row (case × condition) at a time so its columns share what does not
-/// depend on the column. Results come back in plan order whatever the
-/// scheduling.
+/// depend on the column. With `golden`, each cell's snapshot is also
+/// compared with its file there, on the worker that ran it. Results come
+/// back in plan order whatever the scheduling.
 #[must_use]
-pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> Vec<PlannedResult> {
+pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
-    let work = || rows.par_iter().map(|row| run_row(suite, row)).collect::<Vec<_>>();
-    let per_row = match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+    let work = || rows.par_iter().flat_map_iter(|row| run_row(suite, row, golden)).collect::<Vec<_>>();
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot start still yields the same ordered results.
-        Err(_) => rows.iter().map(|row| run_row(suite, row)).collect(),
-    };
-    per_row.into_iter().flatten().collect()
+        Err(_) => rows.iter().flat_map(|row| run_row(suite, row, golden)).collect(),
+    }
 }
 
 /// Runs the cells of one row that are not declared, in plan order.
-fn run_row(suite: &Suite, cells: &[PlannedCell]) -> Vec<PlannedResult> {
+fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>) -> Vec<PlannedResult> {
     let mut row: Option<Row<'_>> = None;
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
             row = Some(Row::new(case, condition, Rc::new(script.clone())));
         }
-        match &row {
-            Some(row) => row.run_cell(&planned.key.column),
-            None => Err(CellError::NotInSuite { cell: planned.key.trial_name() }),
-        }
+        let mut run = match &row {
+            Some(row) => row.run_cell(&planned.key.column)?,
+            None => return Err(CellError::NotInSuite { cell: planned.key.trial_name() }),
+        };
+        run.golden = golden.map(|dir| compare(dir, &run.key, &run.snapshot));
+        Ok(run)
     };
     cells.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run(p)))).collect()
 }

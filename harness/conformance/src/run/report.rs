@@ -106,7 +106,7 @@ pub fn world_set_hash_with(
 /// # Errors
 /// When a cell could not be run or a hash not computed.
 pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedResult>) -> Result<Report, ReportError> {
-    let mut runs = Vec::new();
+    let mut runs = Vec::with_capacity(results.len());
     let mut rows: Vec<FamilyRow> = Vec::new();
     for (planned, result) in results {
         let cell = match result {
