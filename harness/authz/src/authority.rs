@@ -4,6 +4,7 @@ use serde_json::Value;
 use sharedos_model::access::AccessContext;
 use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
+use sharedos_model::memo::Memo;
 use sharedos_model::validate::{drop_proto_keys, Validate};
 
 /// Domain tag of the authority snapshot hash.
@@ -99,18 +100,23 @@ pub fn resolve_authority(
     loaded: Result<Value, String>,
     policy: PolicyState,
 ) -> AuthorityResolution {
-    resolution(context, parse_grants(context, loaded), policy)
+    resolution(context, parse_grants(context, loaded), policy, None)
 }
+
+/// Snapshot hashes remembered by the grant set they cover (in the order
+/// [`snapshot`] sorts it), for a kernel that resolves equal sets often.
+pub type SnapshotHashes = Memo<Vec<Grant>, String>;
 
 fn resolution(
     context: &AccessContext,
     grants: Result<Vec<Grant>, UnavailableCause>,
     policy: PolicyState,
+    hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
     match grants {
         Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
             context: context.clone(),
-            snapshot: snapshot(&grants, &context.now),
+            snapshot: snapshot_remembering(&grants, &context.now, hashes),
             grants,
             policy,
         }),
@@ -126,6 +132,7 @@ pub fn resolve_typed_authority(
     context: &AccessContext,
     loaded: Result<Vec<Grant>, String>,
     policy: PolicyState,
+    hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
     let checked = loaded.map_err(|_| UnavailableCause::GrantSourceFailed).and_then(|grants| {
         if grants.len() > MAX_GRANTS {
@@ -133,7 +140,7 @@ pub fn resolve_typed_authority(
         }
         grants.into_iter().map(|grant| check_grant(context, without_proto_keys(grant))).collect()
     });
-    resolution(context, checked, policy)
+    resolution(context, checked, policy, hashes)
 }
 
 /// A typed grant as it would parse after `__proto__` keys were dropped
@@ -183,6 +190,11 @@ fn in_scope(grant: &Grant, context: &AccessContext) -> bool {
 /// The snapshot identity of a grant set, independent of order (K10).
 #[must_use]
 pub fn snapshot(grants: &[Grant], loaded_at: &str) -> AuthoritySnapshot {
+    snapshot_remembering(grants, loaded_at, None)
+}
+
+/// [`snapshot`], taking the hash from `hashes` when it holds this set.
+fn snapshot_remembering(grants: &[Grant], loaded_at: &str, hashes: Option<&SnapshotHashes>) -> AuthoritySnapshot {
     // Sorted by id, with each grant's canonical text breaking ties, so even a
     // set holding duplicate ids hashes the same in every order. Unique ids
     // (the usual case) already decide the order, so the text is only
@@ -197,7 +209,16 @@ pub fn snapshot(grants: &[Grant], loaded_at: &str) -> AuthoritySnapshot {
     }
     // A grant holds only strings, integers and JSON values, all of which have
     // a canonical form, so the hash cannot fail in practice.
-    let hash = tagged_hash(SNAPSHOT_TAG, &ordered).unwrap_or_default();
+    let hash_of = || tagged_hash(SNAPSHOT_TAG, &ordered);
+    let hash = match hashes {
+        Some(hashes) => hashes.get_or_compute(
+            |set| set.len() == ordered.len() && set.iter().zip(&ordered).all(|(a, b)| a == *b),
+            || ordered.iter().map(|g| (*g).clone()).collect(),
+            hash_of,
+        ),
+        None => hash_of(),
+    }
+    .unwrap_or_default();
     let grant_ids: Vec<String> = ordered.iter().map(|g| g.id.clone()).collect();
     AuthoritySnapshot { hash, grant_ids, grant_count: grants.len(), loaded_at: loaded_at.to_string() }
 }
@@ -246,7 +267,7 @@ mod tests {
     /// Both ways of loading the same grants resolve to the same thing.
     fn both(grants: Vec<Grant>) -> (AuthorityResolution, AuthorityResolution) {
         let json = resolve_authority(&context(), Ok(serde_json::to_value(&grants).unwrap()), PolicyState::Absent);
-        (json, resolve_typed_authority(&context(), Ok(grants), PolicyState::Absent))
+        (json, resolve_typed_authority(&context(), Ok(grants), PolicyState::Absent, None))
     }
 
     #[test]
@@ -275,7 +296,7 @@ mod tests {
         assert_eq!(json, AuthorityResolution::Unavailable(UnavailableCause::GrantLimitExceeded));
         assert_eq!(json, typed);
         assert_eq!(
-            resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent),
+            resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent, None),
             AuthorityResolution::Unavailable(UnavailableCause::GrantSourceFailed)
         );
     }

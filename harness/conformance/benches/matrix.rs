@@ -25,6 +25,10 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 
+// The CLI's allocator, so these figures are the ones a `check` run sees.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const CASE: &str = "forged-grant";
 const CONDITION: &str = "baseline";
 const COLUMN: &str = "adversary-embedded";

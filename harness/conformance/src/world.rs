@@ -6,6 +6,7 @@ use crate::world_options::{BrokerMode, EscalationMode, WorldOptions};
 use sharedos_kernel::error::KernelError;
 use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::kernel::Kernel;
+use sharedos_kernel::memos::HashMemos;
 use sharedos_kernel::ports::ToolHandler;
 use sharedos_kernel::world::broker::notion_search_definition;
 use sharedos_kernel::world::constants::SEARCH_ACTION;
@@ -45,6 +46,15 @@ impl World {
     /// # Errors
     /// When the kernel cannot be built from the fixtures.
     pub fn build(options: &WorldOptions) -> Result<World, WorldError> {
+        World::build_sharing(options, Rc::default())
+    }
+
+    /// [`World::build`], its kernel remembering hashes in `memos`, which
+    /// other worlds of the same run share (see [`HashMemos`]).
+    ///
+    /// # Errors
+    /// When the kernel cannot be built from the fixtures.
+    pub fn build_sharing(options: &WorldOptions, memos: Rc<HashMemos>) -> Result<World, WorldError> {
         let fixtures = WorldFixtures::build(&fixture_options(options));
         let mut registered = fixtures.static_tools();
         let ledger = crate::world_options::ledger::attach(options.ledger.as_ref(), &mut registered);
@@ -52,7 +62,7 @@ impl World {
             fault.arm(&fixtures.audit);
         }
         registered.push(escalation_tool());
-        let kernel = build_kernel(&fixtures, &registered, options)?;
+        let kernel = build_kernel(&fixtures, &registered, options, memos)?;
         let mut requested_tools: Vec<ToolDefinition> = registered.iter().map(|h| h.definition().clone()).collect();
         requested_tools.extend(kernel.messages_request_handler().map(|h| h.definition().clone()));
         // A messaging world missing a port still lists the request tool, so
@@ -111,13 +121,15 @@ fn build_kernel(
     fixtures: &WorldFixtures,
     registered: &[Rc<dyn ToolHandler>],
     options: &WorldOptions,
+    memos: Rc<HashMemos>,
 ) -> Result<Kernel, KernelError> {
     // The kernel's default id factories (`audit-<n>`, `<traceId>-message-request`)
     // are the conformance world's, except that a messaging world counts its
     // message ids so every request of a turn is told apart.
     let mut builder = Kernel::builder(fixtures.grant_source.clone(), fixtures.audit.clone())
         .usage_store(Rc::clone(&fixtures.usage))
-        .delegation_resolver(fixtures.chain.clone());
+        .delegation_resolver(fixtures.chain.clone())
+        .hash_memos(memos);
     let arming = options.messaging.as_ref().map(crate::messaging::options::MessagingOptions::arming);
     if arming.as_ref().is_none_or(|m| m.transport_attached()) {
         builder = builder.message_transport(fixtures.transport.clone());

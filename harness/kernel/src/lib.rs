@@ -10,6 +10,7 @@ pub mod invoke;
 pub mod kernel;
 pub mod lease;
 pub mod listing;
+pub mod memos;
 pub mod message_tool;
 pub mod messaging;
 pub mod port;

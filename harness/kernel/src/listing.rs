@@ -107,7 +107,11 @@ impl Kernel {
                 fail_closed |= decision.reason_code.is_fail_closed();
             }
         }
-        let hash = catalog_hash(&listed)?;
+        let hash = self.core.memos.catalog.get_or_compute(
+            |tools| tools.as_slice() == listed.as_slice(),
+            || listed.clone(),
+            || catalog_hash(&listed),
+        )?;
         let mut event = self.core.event(context, AuditType::ToolCatalogListed, AuditOutcome::Succeeded);
         event.authority_hash = Some(authority.snapshot.hash.clone());
         event.source = Some(Source::Kernel);

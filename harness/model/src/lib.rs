@@ -19,6 +19,7 @@ pub mod codes;
 pub mod execution;
 pub mod instant;
 mod jcs;
+pub mod memo;
 pub mod message;
 pub mod record;
 pub mod tool;

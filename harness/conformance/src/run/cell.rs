@@ -5,6 +5,7 @@ use super::hashes::{
     evaluator_hash, policy_hash, policy_hash_of_canonical_tools, record_hash, spec_hash, world_hash_of_canonical,
     WorldDescription,
 };
+use super::memos::RunMemos;
 use super::snapshot::cell_snapshot;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::case::{Case, Condition};
@@ -92,7 +93,7 @@ pub fn run_cell(
     script: &Rc<AttackScript>,
     column_id: &str,
 ) -> Result<CellRun, CellError> {
-    Row::new(case, condition, Rc::clone(script)).run_cell(column_id)
+    Row::new(case, condition, Rc::clone(script), Rc::default()).run_cell(column_id)
 }
 
 /// One row of the matrix (a case under one condition): what its cells share
@@ -102,16 +103,19 @@ pub struct Row<'s> {
     case: &'s Case,
     condition: &'s Condition,
     script: Rc<AttackScript>,
+    /// What its cells remember, shared with other rows the same worker runs.
+    memos: Rc<RunMemos>,
     /// The identity hashes, written by the first cell that runs: they cover
     /// the case, the script, the condition and its world, never the column.
     identity: OnceCell<Identity>,
 }
 
 impl<'s> Row<'s> {
-    /// The row of `case` under `condition`, played by `script`.
+    /// The row of `case` under `condition`, played by `script`, its worlds
+    /// remembering hashes in `memos`.
     #[must_use]
-    pub fn new(case: &'s Case, condition: &'s Condition, script: Rc<AttackScript>) -> Row<'s> {
-        Row { case, condition, script, identity: OnceCell::new() }
+    pub fn new(case: &'s Case, condition: &'s Condition, script: Rc<AttackScript>, memos: Rc<RunMemos>) -> Row<'s> {
+        Row { case, condition, script, memos, identity: OnceCell::new() }
     }
 
     /// Runs the row's cell in `column_id` on its own current-thread runtime
@@ -134,7 +138,8 @@ impl<'s> Row<'s> {
         if let Some(identity) = self.identity.get() {
             return Ok(identity.clone());
         }
-        let identity = Identity::new(self.case, &self.script, self.condition, world)?;
+        let tools = self.memos.tool_bytes(&world.requested_tools)?;
+        let identity = Identity::with_tool_bytes(self.case, &self.script, self.condition, world, tools)?;
         Ok(self.identity.get_or_init(|| identity).clone())
     }
 }
@@ -143,7 +148,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
-    let world = World::build(&condition.world)?;
+    let world = World::build_sharing(&condition.world, Rc::clone(&row.memos.kernel))?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind).await?;
@@ -244,7 +249,20 @@ impl Identity {
         condition: &Condition,
         world: &World,
     ) -> Result<Identity, CellError> {
-        let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
+        Identity::with_tool_bytes(case, script, condition, world, canonical_bytes(&world.requested_tools)?.into())
+    }
+
+    /// [`Identity::new`], given the canonical bytes of the world's requested tools.
+    ///
+    /// # Errors
+    /// When a hash cannot be computed.
+    pub fn with_tool_bytes(
+        case: &Case,
+        script: &AttackScript,
+        condition: &Condition,
+        world: &World,
+        tools: Arc<[u8]>,
+    ) -> Result<Identity, CellError> {
         let description = WorldDescription::of(world, &condition.world).canonical_with_tools(&tools)?;
         let world_description: Arc<[u8]> = description.into();
         let enabled = world.enabled_tool_namespaces();

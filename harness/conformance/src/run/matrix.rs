@@ -2,6 +2,7 @@
 //! put the results in canonical order before anything is written.
 
 use super::cell::{run_cell, CellError, CellRun, Row};
+use super::memos::RunMemos;
 use crate::case::{Case, Condition};
 use crate::column::{columns, ColumnSpec};
 use crate::golden::compare;
@@ -119,21 +120,30 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
-    let work = || rows.par_iter().flat_map_iter(|row| run_row(suite, row, golden)).collect::<Vec<_>>();
+    // Each worker shares one set of hash memos between the rows it runs.
+    let work = || {
+        rows.par_iter()
+            .map_init(Rc::<RunMemos>::default, |memos, row| run_row(suite, row, golden, memos))
+            .flat_map_iter(|cells| cells)
+            .collect::<Vec<_>>()
+    };
     match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot start still yields the same ordered results.
-        Err(_) => rows.iter().flat_map(|row| run_row(suite, row, golden)).collect(),
+        Err(_) => {
+            let memos = Rc::default();
+            rows.iter().flat_map(|row| run_row(suite, row, golden, &memos)).collect()
+        }
     }
 }
 
 /// Runs the cells of one row that are not declared, in plan order.
-fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>) -> Vec<PlannedResult> {
+fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>, memos: &Rc<RunMemos>) -> Vec<PlannedResult> {
     let mut row: Option<Row<'_>> = None;
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
-            row = Some(Row::new(case, condition, Rc::new(script.clone())));
+            row = Some(Row::new(case, condition, Rc::new(script.clone()), Rc::clone(memos)));
         }
         let mut run = match &row {
             Some(row) => row.run_cell(&planned.key.column)?,

@@ -4,6 +4,7 @@
 pub mod cell;
 pub mod hashes;
 pub mod matrix;
+pub mod memos;
 pub mod report;
 pub mod request;
 pub mod seat;
