@@ -58,3 +58,43 @@ impl<K, V: Clone> Memo<K, V> {
         Ok(value)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Memo;
+
+    fn ask(memo: &Memo<String, usize>, key: &str, computed: &mut Vec<String>) -> Result<usize, String> {
+        memo.get_or_compute(
+            |k| k == key,
+            || key.to_string(),
+            || {
+                computed.push(key.to_string());
+                if key.is_empty() {
+                    Err("empty".to_string())
+                } else {
+                    Ok(key.len())
+                }
+            },
+        )
+    }
+
+    #[test]
+    fn each_value_gets_its_own_answer_computed_once() {
+        let (memo, mut computed) = (Memo::new(8), Vec::new());
+        for key in ["ab", "abc", "ab", "abc"] {
+            assert_eq!(ask(&memo, key, &mut computed), Ok(key.len()));
+        }
+        assert_eq!(computed, ["ab", "abc"]);
+    }
+
+    #[test]
+    fn failures_are_not_remembered_and_a_full_memo_still_answers() {
+        let (memo, mut computed) = (Memo::new(1), Vec::new());
+        assert!(ask(&memo, "", &mut computed).is_err());
+        assert!(ask(&memo, "", &mut computed).is_err());
+        assert_eq!(ask(&memo, "a", &mut computed), Ok(1));
+        assert_eq!(ask(&memo, "bb", &mut computed), Ok(2));
+        assert_eq!(ask(&memo, "bb", &mut computed), Ok(2));
+        assert_eq!(computed, ["", "", "a", "bb", "bb"]);
+    }
+}
