@@ -5,7 +5,9 @@
 //! newline, so it is deterministic and its diffs read line by line.
 
 use crate::output::{write_if_changed, WriteError};
+use serde::Serialize;
 use serde_json::Value;
+use sharedos_model::canonical::sorted_compact_json;
 use similar::TextDiff;
 use std::path::{Path, PathBuf};
 
@@ -63,13 +65,20 @@ pub enum GoldenComparison {
 pub struct Snapshot(Vec<u8>);
 
 impl Snapshot {
-    /// The snapshot of `value`.
+    /// The snapshot of `value`: its JSON with every object's keys sorted,
+    /// pretty-printed as `serde_json` prints a `serde_json::Value`.
     #[must_use]
-    pub fn of(value: &Value) -> Snapshot {
-        // serde_json keeps object keys sorted (BTreeMap-backed maps), so
-        // pretty printing is deterministic.
-        let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_else(|_| b"null".to_vec());
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Snapshot {
+        let mut bytes = match sorted_compact_json(value) {
+            Some(compact) => pretty(&compact),
+            // Through a `Value`, whose maps keep keys sorted.
+            None => serde_json::to_value(value)
+                .and_then(|value| serde_json::to_vec_pretty(&value))
+                .unwrap_or_else(|_| b"null".to_vec()),
+        };
         bytes.push(b'\n');
+        // Kept until the run ends, so hold no spare capacity.
+        bytes.shrink_to_fit();
         Snapshot(bytes)
     }
 
@@ -85,6 +94,59 @@ impl Snapshot {
         // The bytes were written from a `Value`, so they always parse.
         serde_json::from_slice(&self.0).unwrap_or(Value::Null)
     }
+}
+
+/// `compact` JSON text laid out as `serde_json`'s pretty printer lays out
+/// the same value: two-space indents, `": "` after a key, and empty
+/// objects and arrays kept as `{}` and `[]`.
+fn pretty(compact: &[u8]) -> Vec<u8> {
+    let newline = |out: &mut Vec<u8>, depth: usize| {
+        out.push(b'\n');
+        out.resize(out.len() + 2 * depth, b' ');
+    };
+    let mut out = Vec::with_capacity(compact.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0_usize, false, false);
+    let mut bytes = compact.iter().copied().peekable();
+    while let Some(byte) = bytes.next() {
+        if in_string {
+            out.push(byte);
+            (in_string, escaped) = match (escaped, byte) {
+                (true, _) => (true, false),
+                (false, b'\\') => (true, true),
+                (false, b'"') => (false, false),
+                _ => (true, false),
+            };
+            continue;
+        }
+        match byte {
+            b'{' | b'[' => {
+                let close = if byte == b'{' { b'}' } else { b']' };
+                out.push(byte);
+                if bytes.next_if_eq(&close).is_some() {
+                    out.push(close);
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(byte);
+            }
+            b',' => {
+                out.push(byte);
+                newline(&mut out, depth);
+            }
+            b':' => out.extend_from_slice(b": "),
+            b'"' => {
+                in_string = true;
+                out.push(byte);
+            }
+            _ => out.push(byte),
+        }
+    }
+    out
 }
 
 /// Compares a cell's current snapshot with its golden file.
@@ -114,4 +176,27 @@ pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> GoldenC
 /// When the file cannot be written.
 pub fn bless(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> Result<bool, WriteError> {
     write_if_changed(&golden_dir.join(key.relative_path()), snapshot.as_bytes())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn snapshot_text_is_serde_jsons_pretty_text_of_the_sorted_value() {
+        let values = [
+            json!({"b": [], "a": {}, "c": [{}, [], [1, [2, {"z": null, "y": "}{,:[]\"\\\\"}]]]}),
+            json!({"text": "line\nbreak \u{1} \"quoted\" \\ ]", "n": -12, "t": true, "u": "\u{e9}"}),
+            json!([]),
+            json!("plain"),
+            json!({"float": 1.5, "big": u64::MAX}),
+        ];
+        for value in values {
+            let mut expected = serde_json::to_vec_pretty(&value).unwrap();
+            expected.push(b'\n');
+            assert_eq!(String::from_utf8(Snapshot::of(&value).0).unwrap(), String::from_utf8(expected).unwrap());
+        }
+    }
 }

@@ -30,6 +30,17 @@ pub fn canonical_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Cano
     String::from_utf8(bytes).map_err(|e| CanonicalError(e.to_string()))
 }
 
+/// The compact JSON text `serde_json` writes for `value` once converted to
+/// a `serde_json::Value` (object keys sorted by their bytes), written
+/// without building that value; `None` when the value holds something this
+/// shortcut does not vouch for (a float, an integer beyond 2^53, a key that
+/// is not plain ASCII), so the caller goes through `serde_json::Value`.
+#[must_use]
+pub fn sorted_compact_json<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+    let canonical = crate::jcs::write(value).ok()?;
+    canonical.plain_keys().then(|| canonical.into_bytes())
+}
+
 /// A value that has no canonical JSON form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("serialise a value as canonical JSON: {0}")]

@@ -50,15 +50,22 @@ fn unsupported(what: &str) -> Unsupported {
 
 /// The canonical form of `value`, or [`Unsupported`].
 pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
-    let mut writer =
-        Writer { out: Vec::with_capacity(512), members: Vec::new(), order: Vec::new(), scratch: Vec::new() };
+    let mut writer = Writer {
+        out: Vec::with_capacity(512),
+        members: Vec::new(),
+        order: Vec::new(),
+        scratch: Vec::new(),
+        plain_keys: true,
+    };
     value.serialize(&mut writer)?;
-    Ok(Canonical { out: writer.out })
+    Ok(Canonical { out: writer.out, plain_keys: writer.plain_keys })
 }
 
 /// A value's canonical bytes.
 pub(crate) struct Canonical {
     out: Vec<u8>,
+    /// Every object key was plain ASCII, needing no escape.
+    plain_keys: bool,
 }
 
 impl Canonical {
@@ -70,6 +77,12 @@ impl Canonical {
     /// The canonical bytes.
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         self.out
+    }
+
+    /// Whether every object key was plain ASCII (so UTF-16 order, which
+    /// these bytes follow, is also byte order).
+    pub(crate) fn plain_keys(&self) -> bool {
+        self.plain_keys
     }
 }
 
@@ -98,6 +111,8 @@ struct Writer {
     order: Vec<usize>,
     /// Scratch: the members of the object being put in key order.
     scratch: Vec<u8>,
+    /// No key so far needed an escape or held a non-ASCII character.
+    plain_keys: bool,
 }
 
 impl Writer {
@@ -150,7 +165,7 @@ impl Writer {
     /// object is copied once per enclosing object that needs reordering,
     /// which keeps the output one contiguous buffer.
     fn reorder(&mut self, start: usize, base: usize) -> Result<(), Unsupported> {
-        let Writer { out, members, order, scratch } = self;
+        let Writer { out, members, order, scratch, .. } = self;
         let members = &members[base..];
         order.clear();
         order.extend(0..members.len());
@@ -305,6 +320,7 @@ impl Object<'_> {
         let plain = write_key(writer)?;
         let key_end = writer.out.len();
         let prefix = if plain { key_prefix(&writer.out[key_start..key_end]) } else { 0 };
+        writer.plain_keys &= plain;
         writer.out.extend_from_slice(b"\":");
         Ok(Member { start, key_start, key_end, end: key_end, plain, prefix })
     }

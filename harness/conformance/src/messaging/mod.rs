@@ -72,15 +72,9 @@ impl MessagingRun {
         }
     }
 
-    /// `snapshot` with `world.messaging` added when the option is armed.
+    /// The effects a snapshot holds under `world.messaging`, when the option is armed.
     #[must_use]
-    pub fn snapshot(&self, mut snapshot: Value, world: &World, turns: &[ExecutedTurn]) -> Value {
-        if self.options.is_some() {
-            if let Some(effects) = snapshot.get_mut("world").and_then(Value::as_object_mut) {
-                let value = effects::messaging_effects(world, turns, &self.reports, &self.requests);
-                effects.insert("messaging".into(), value);
-            }
-        }
-        snapshot
+    pub fn snapshot_effects(&self, world: &World, turns: &[ExecutedTurn]) -> Option<Value> {
+        self.options.is_some().then(|| effects::messaging_effects(world, turns, &self.reports, &self.requests))
     }
 }

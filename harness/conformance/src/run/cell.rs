@@ -195,7 +195,8 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let turn_count = u32::try_from(turns.len()).unwrap_or(u32::MAX);
     let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
     let evidence = evidence_of(&key, &records)?;
-    let snapshot = messaging.snapshot(cell_snapshot(&cell, &turns, &records, &receipts, &world), &world, &turns);
+    let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world)
+        .with_messaging(messaging.snapshot_effects(&world, &turns));
     let snapshot = Snapshot::of(&snapshot);
     let world_description = Arc::clone(&records_of.identity.world_description);
     Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_description })

@@ -6,41 +6,83 @@ use super::turns::ExecutedTurn;
 use crate::manifest::Cell;
 use crate::receipt::{AttemptReceipt, REPORT_METADATA_KEY};
 use crate::world::World;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use sharedos_kernel::world::ledger::{Ledger, Movement};
+use sharedos_model::capability::ResourceRef;
 use sharedos_model::record::{Decision, ExecutionRecord, Operation};
 
-/// The snapshot value of one cell.
+// The snapshot is written from these borrowed views; its text sorts every
+// object's keys (see `crate::golden::Snapshot`), so field order here does
+// not matter.
+
+/// What one cell's golden file holds.
+#[derive(Debug, Serialize)]
+pub struct CellSnapshot<'a> {
+    cell: &'a Cell,
+    turns: Vec<TurnSnapshot<'a>>,
+    receipts: &'a [AttemptReceipt],
+    world: WorldEffects,
+}
+
+/// The world effects a cell left.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WorldEffects {
+    delivered_messages: Vec<Delivered>,
+    /// Only in worlds that attach the ledger, so other snapshots are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ledger: Option<Value>,
+    /// Only in messaging worlds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    messaging: Option<Value>,
+}
+
+/// One envelope the transport took.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Delivered {
+    message_id: String,
+    receiver: sharedos_model::address::Address,
+}
+
+impl CellSnapshot<'_> {
+    /// Adds the messaging world's effects (only messaging worlds have any).
+    pub fn with_messaging(mut self, effects: Option<Value>) -> Self {
+        self.world.messaging = effects;
+        self
+    }
+}
+
+/// The snapshot of one cell.
 #[must_use]
-pub fn cell_snapshot(
-    cell: &Cell,
-    turns: &[ExecutedTurn],
-    records: &[ExecutionRecord],
-    receipts: &[AttemptReceipt],
+pub fn cell_snapshot<'a>(
+    cell: &'a Cell,
+    turns: &'a [ExecutedTurn],
+    records: &'a [ExecutionRecord],
+    receipts: &'a [AttemptReceipt],
     world: &World,
-) -> Value {
-    let turn_values: Vec<Value> = turns.iter().zip(records).map(|(turn, record)| turn_snapshot(turn, record)).collect();
-    let delivered: Vec<Value> = world
+) -> CellSnapshot<'a> {
+    let delivered = world
         .fixtures
         .transport
         .accepted()
-        .iter()
-        .map(|m| json!({ "messageId": m.id, "receiver": m.receiver }))
+        .into_iter()
+        .map(|m| Delivered { message_id: m.id, receiver: m.receiver })
         .collect();
-    let mut world_effects = json!({ "deliveredMessages": delivered });
-    if let (Some(ledger), Value::Object(effects)) = (&world.ledger, &mut world_effects) {
-        effects.insert("ledger".into(), ledger_snapshot(ledger));
+    CellSnapshot {
+        cell,
+        turns: turns.iter().zip(records).map(|(turn, record)| turn_snapshot(turn, record)).collect(),
+        receipts,
+        world: WorldEffects {
+            delivered_messages: delivered,
+            ledger: world.ledger.as_deref().map(ledger_snapshot),
+            messaging: None,
+        },
     }
-    json!({
-        "cell": cell,
-        "turns": turn_values,
-        "receipts": receipts,
-        "world": world_effects,
-    })
 }
 
-/// The ledger's balances and every movement, in order (only in worlds that
-/// attach it, so other snapshots are unchanged).
+/// The ledger's balances and every movement, in order.
 fn ledger_snapshot(ledger: &Ledger) -> Value {
     let journal: Vec<Value> = ledger
         .journal()
@@ -50,70 +92,121 @@ fn ledger_snapshot(ledger: &Ledger) -> Value {
                 Movement::Debit => "debit",
                 Movement::Credit => "credit",
             };
-            json!({ "callId": line.call_id, "movement": movement, "account": line.account, "amount": line.amount })
+            serde_json::json!({ "callId": line.call_id, "movement": movement, "account": line.account, "amount": line.amount })
         })
         .collect();
-    json!({ "balances": ledger.balances(), "journal": journal })
+    serde_json::json!({ "balances": ledger.balances(), "journal": journal })
 }
 
-fn turn_snapshot(turn: &ExecutedTurn, record: &ExecutionRecord) -> Value {
+/// The behaviour one turn's record carries.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnSnapshot<'a> {
+    turn: u32,
+    status: &'a sharedos_model::execution::ExecutionStatus,
+    code: Option<&'a str>,
+    retryable: Option<bool>,
+    ended_by: &'a Option<sharedos_model::record::EndedBy>,
+    ended_at: &'a str,
+    annotations: Map<String, Value>,
+    prompt_hash: &'a Option<String>,
+    escalation_asked: &'a Option<sharedos_model::record::EscalationAsked>,
+    exposed_tools: &'a [String],
+    decisions: Vec<DecisionSnapshot<'a>>,
+    operations: Vec<OperationSnapshot<'a>>,
+    events: Vec<&'a str>,
+}
+
+fn turn_snapshot<'a>(turn: &'a ExecutedTurn, record: &'a ExecutionRecord) -> TurnSnapshot<'a> {
     let result = &turn.result;
     let execution = &record.execution;
-    json!({
-        "turn": turn.turn,
-        "status": result.status,
-        "code": result.code(),
-        "retryable": result.error.as_ref().and_then(|e| e.retryable),
-        "endedBy": execution.ended_by,
-        "endedAt": result.completed_at,
-        "annotations": annotations(result.metadata.as_ref()),
-        "promptHash": record.system.prompt_hash,
-        "escalationAsked": execution.escalation_asked,
-        "exposedTools": execution.exposed_tools,
-        "decisions": execution.decisions.iter().map(decision_snapshot).collect::<Vec<_>>(),
-        "operations": execution.operations.iter().map(operation_snapshot).collect::<Vec<_>>(),
-        "events": result.events.iter().map(|e| e.kind.clone()).collect::<Vec<_>>(),
-    })
+    TurnSnapshot {
+        turn: turn.turn,
+        status: &result.status,
+        code: result.code(),
+        retryable: result.error.as_ref().and_then(|e| e.retryable),
+        ended_by: &execution.ended_by,
+        ended_at: &result.completed_at,
+        annotations: annotations(result.metadata.as_ref()),
+        prompt_hash: &record.system.prompt_hash,
+        escalation_asked: &execution.escalation_asked,
+        exposed_tools: &execution.exposed_tools,
+        decisions: execution.decisions.iter().map(decision_snapshot).collect(),
+        operations: execution.operations.iter().map(operation_snapshot).collect(),
+        events: result.events.iter().map(|e| e.kind.as_str()).collect(),
+    }
 }
 
 /// The runtime's statements for the record: result metadata without the
 /// envelope's provenance and without the adversary's report (graded apart).
-fn annotations(metadata: Option<&Map<String, Value>>) -> Value {
+fn annotations(metadata: Option<&Map<String, Value>>) -> Map<String, Value> {
     let mut kept = Map::new();
     for (key, value) in metadata.into_iter().flatten() {
         if key != "runtime" && key != REPORT_METADATA_KEY {
             kept.insert(key.clone(), value.clone());
         }
     }
-    Value::Object(kept)
+    kept
 }
 
-fn decision_snapshot(decision: &Decision) -> Value {
-    json!({
-        "at": decision.at,
-        "outcome": decision.outcome,
-        "reasonCode": decision.reason_code,
-        "operationId": decision.operation_id,
-        "resource": decision.resource,
-        "action": decision.action,
-        "grantId": decision.grant_id,
-        "failClosed": decision.fail_closed,
-    })
+/// A decision, without its authority hash.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DecisionSnapshot<'a> {
+    at: &'a str,
+    outcome: &'a sharedos_model::record::DecisionOutcome,
+    reason_code: &'a str,
+    operation_id: &'a Option<String>,
+    resource: &'a Option<ResourceRef>,
+    action: &'a Option<String>,
+    grant_id: &'a Option<String>,
+    fail_closed: bool,
 }
 
-fn operation_snapshot(operation: &Operation) -> Value {
-    json!({
-        "at": operation.at,
-        "kind": operation.kind,
-        "source": operation.source,
-        "outcome": operation.outcome,
-        "operationId": operation.operation_id,
-        "tool": operation.tool,
-        "resource": operation.resource,
-        "action": operation.action,
-        "grantId": operation.grant_id,
-        "reasonCode": operation.reason_code,
-        "cause": operation.cause,
-        "failClosed": operation.fail_closed,
-    })
+fn decision_snapshot(decision: &Decision) -> DecisionSnapshot<'_> {
+    DecisionSnapshot {
+        at: &decision.at,
+        outcome: &decision.outcome,
+        reason_code: &decision.reason_code,
+        operation_id: &decision.operation_id,
+        resource: &decision.resource,
+        action: &decision.action,
+        grant_id: &decision.grant_id,
+        fail_closed: decision.fail_closed,
+    }
+}
+
+/// An operation, without its audit and state references.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OperationSnapshot<'a> {
+    at: &'a str,
+    kind: &'a sharedos_model::record::OperationKind,
+    source: &'a sharedos_model::audit::Source,
+    outcome: &'a sharedos_model::record::OperationOutcome,
+    operation_id: &'a Option<String>,
+    tool: &'a Option<String>,
+    resource: &'a Option<ResourceRef>,
+    action: &'a Option<String>,
+    grant_id: &'a Option<String>,
+    reason_code: &'a Option<String>,
+    cause: &'a Option<String>,
+    fail_closed: bool,
+}
+
+fn operation_snapshot(operation: &Operation) -> OperationSnapshot<'_> {
+    OperationSnapshot {
+        at: &operation.at,
+        kind: &operation.kind,
+        source: &operation.source,
+        outcome: &operation.outcome,
+        operation_id: &operation.operation_id,
+        tool: &operation.tool,
+        resource: &operation.resource,
+        action: &operation.action,
+        grant_id: &operation.grant_id,
+        reason_code: &operation.reason_code,
+        cause: &operation.cause,
+        fail_closed: operation.fail_closed,
+    }
 }

@@ -178,11 +178,12 @@ fn add_late_receipts(report: &mut AdversarialTurnReport, adversary: &Adversary, 
 
 /// Everything the world holds that a turn can add to.
 fn world_activity(world: &World) -> WorldActivity {
+    let (audit_records, refused_audit_records) = world.fixtures.audit.counts();
     WorldActivity {
-        audit_records: world.fixtures.audit.events().len(),
-        refused_audit_records: world.fixtures.audit.refused().len(),
-        deliveries: world.fixtures.transport.accepted().len(),
-        ledger_lines: world.ledger.as_ref().map_or(0, |l| l.journal().len()),
+        audit_records,
+        refused_audit_records,
+        deliveries: world.fixtures.transport.accepted_count(),
+        ledger_lines: world.ledger.as_ref().map_or(0, |l| l.journal_len()),
     }
 }
 

@@ -98,6 +98,13 @@ impl RecordingAudit {
         self.refused.borrow().clone()
     }
 
+    /// How many records were accepted and how many refused so far, without
+    /// copying either list.
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize) {
+        (self.events.borrow().len(), self.refused.borrow().len())
+    }
+
     /// `tool.invoked` records accepted so far.
     #[must_use]
     pub fn operations(&self) -> u64 {

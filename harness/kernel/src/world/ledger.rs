@@ -112,6 +112,12 @@ impl Ledger {
         self.state.borrow().journal.clone()
     }
 
+    /// How many lines the journal holds.
+    #[must_use]
+    pub fn journal_len(&self) -> usize {
+        self.state.borrow().journal.len()
+    }
+
     /// Moves `amount` out of or into `account`, journaled under `call_id`.
     ///
     /// # Errors

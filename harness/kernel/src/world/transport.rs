@@ -81,6 +81,12 @@ impl RecordingTransport {
         self.dispatches.borrow().clone()
     }
 
+    /// How many envelopes the transport took, without copying them.
+    #[must_use]
+    pub fn accepted_count(&self) -> usize {
+        self.dispatches.borrow().iter().filter(|d| d.receipt.as_ref().is_some_and(receipt_accepted)).count()
+    }
+
     /// Envelopes the transport took (accepted or delivered), in order.
     #[must_use]
     pub fn accepted(&self) -> Vec<MessageEnvelope> {

@@ -127,4 +127,21 @@ proptest! {
     fn any_json_value_matches_the_reference(value in value()) {
         same_as_reference(&value);
     }
+
+    #[test]
+    fn sorted_compact_json_is_serde_jsons_text_whenever_it_answers(value in value()) {
+        if let Some(bytes) = crate::canonical::sorted_compact_json(&value) {
+            prop_assert_eq!(bytes, serde_json::to_vec(&value).unwrap());
+        }
+    }
+}
+
+#[test]
+fn sorted_compact_json_declines_keys_whose_orders_differ() {
+    let value = json!({"\u{ff61}": 1, "\u{1f600}": 2});
+    assert_eq!(crate::canonical::sorted_compact_json(&value), None);
+    assert_eq!(
+        crate::canonical::sorted_compact_json(&json!({"b": [1, {"d": null, "c": "x"}], "a": true})).unwrap(),
+        br#"{"a":true,"b":[1,{"c":"x","d":null}]}"#.to_vec()
+    );
 }
