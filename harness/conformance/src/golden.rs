@@ -105,25 +105,23 @@ fn pretty(compact: &[u8]) -> Vec<u8> {
         out.resize(out.len() + 2 * depth, b' ');
     };
     let mut out = Vec::with_capacity(compact.len() * 2);
-    let (mut depth, mut in_string, mut escaped) = (0_usize, false, false);
-    let mut bytes = compact.iter().copied().peekable();
-    while let Some(byte) = bytes.next() {
-        if in_string {
-            out.push(byte);
-            (in_string, escaped) = match (escaped, byte) {
-                (true, _) => (true, false),
-                (false, b'\\') => (true, true),
-                (false, b'"') => (false, false),
-                _ => (true, false),
-            };
-            continue;
-        }
+    let (mut depth, mut at) = (0_usize, 0);
+    while let Some(&byte) = compact.get(at) {
+        at += 1;
         match byte {
+            b'"' => {
+                // Copy the whole string, escapes included, in one piece.
+                let end = string_end(compact, at);
+                out.push(b'"');
+                out.extend_from_slice(compact.get(at..end).unwrap_or_default());
+                at = end;
+            }
             b'{' | b'[' => {
-                let close = if byte == b'{' { b'}' } else { b']' };
                 out.push(byte);
-                if bytes.next_if_eq(&close).is_some() {
+                let close = if byte == b'{' { b'}' } else { b']' };
+                if compact.get(at) == Some(&close) {
                     out.push(close);
+                    at += 1;
                 } else {
                     depth += 1;
                     newline(&mut out, depth);
@@ -139,14 +137,24 @@ fn pretty(compact: &[u8]) -> Vec<u8> {
                 newline(&mut out, depth);
             }
             b':' => out.extend_from_slice(b": "),
-            b'"' => {
-                in_string = true;
-                out.push(byte);
-            }
             _ => out.push(byte),
         }
     }
     out
+}
+
+/// Just past the quote that closes the string whose contents start at `from`.
+fn string_end(compact: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(offset) = compact.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'"' || b == b'\\')) {
+        at += offset;
+        if compact[at] == b'"' {
+            return at + 1;
+        }
+        // A backslash escapes the byte after it.
+        at += 2;
+    }
+    compact.len()
 }
 
 /// Compares a cell's current snapshot with its golden file.
@@ -197,6 +205,13 @@ mod tests {
             let mut expected = serde_json::to_vec_pretty(&value).unwrap();
             expected.push(b'\n');
             assert_eq!(String::from_utf8(Snapshot::of(&value).0).unwrap(), String::from_utf8(expected).unwrap());
+        }
+    }
+
+    #[test]
+    fn the_layout_never_panics_on_cut_text() {
+        for cut in [&b"\"abc\\"[..], b"{\"a\":[1,", b"]]}", b"\"\\"] {
+            let _ = pretty(cut);
         }
     }
 }

@@ -59,8 +59,9 @@ pub struct PlannedCell {
 #[must_use]
 pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
     let columns = selection.columns();
-    let mut planned = Vec::new();
-    for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
+    let cases = || suite.cases.iter().filter(|c| selection.keeps_case(c));
+    let mut planned = Vec::with_capacity(cases().map(|c| c.conditions.len()).sum::<usize>() * columns.len());
+    for case in cases() {
         let script = suite.scripts.get(&case.adversary);
         let declared_attempts = script.map_or(0, |s| u32::try_from(s.attempts.len()).unwrap_or(u32::MAX));
         for condition in &case.conditions {
