@@ -7,6 +7,7 @@
 
 use crate::case::Case;
 use crate::script::AttackScript;
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
 use sharedos_model::validate;
@@ -398,15 +399,15 @@ impl Suite {
 pub fn load_suite(root: &Path) -> Result<Suite, LoadError> {
     let mut scripts: BTreeMap<String, AttackScript> = BTreeMap::new();
     let mut script_files: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for file in list_documents(root, ADVERSARIES_DIR)? {
-        let script = parse_script(&file, &read_text(root, &file)?)?;
+    for (file, script) in parse_all(root, ADVERSARIES_DIR, parse_script)? {
+        let script = script?;
         claim_id(&file, &script.id, &mut script_files)?;
         scripts.insert(script.id.clone(), script);
     }
     let mut cases: BTreeMap<String, Case> = BTreeMap::new();
     let mut case_files: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for file in list_documents(root, CASES_DIR)? {
-        let case = parse_case(&file, &read_text(root, &file)?)?;
+    for (file, case) in parse_all(root, CASES_DIR, parse_case)? {
+        let case = case?;
         claim_id(&file, &case.id, &mut case_files)?;
         if !scripts.contains_key(&case.adversary) {
             return Err(LoadError::DanglingAdversary {
@@ -418,6 +419,23 @@ pub fn load_suite(root: &Path) -> Result<Suite, LoadError> {
         cases.insert(case.id.clone(), case);
     }
     Ok(Suite { cases: cases.into_values().collect(), scripts })
+}
+
+/// A document and what parsing it gave.
+type Parsed<T> = (PathBuf, Result<T, LoadError>);
+
+/// Every document of `dir`, read and parsed in parallel, in file order:
+/// the caller takes the results in that order, so the error it reports is
+/// the first file's whatever the scheduling.
+fn parse_all<T: Send>(
+    root: &Path,
+    dir: &str,
+    parse: fn(&Path, &str) -> Result<T, LoadError>,
+) -> Result<Vec<Parsed<T>>, LoadError> {
+    let files = list_documents(root, dir)?;
+    let parsed: Vec<Result<T, LoadError>> =
+        files.par_iter().map(|file| read_text(root, file).and_then(|text| parse(file, &text))).collect();
+    Ok(files.into_iter().zip(parsed).collect())
 }
 
 /// Records `id` as declared by `file`, refusing a second declaration and a
