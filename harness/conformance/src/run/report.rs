@@ -128,16 +128,19 @@ pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedRe
         .into_iter()
         .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
         .collect();
+    // The two set hashes, then the two renderings, are independent; each
+    // pair runs side by side on the pool.
+    let (case_set, world_set) =
+        rayon::join(|| case_set_hash(suite), || world_set_hash_with(suite, selection, &described(&runs)));
     let manifest = build_manifest(crate::manifest::ManifestInput {
-        case_set_hash: case_set_hash(suite)?,
-        world_set_hash: world_set_hash_with(suite, selection, &described(&runs))?,
+        case_set_hash: case_set?,
+        world_set_hash: world_set?,
         columns: selected_columns,
         rows,
         evidence: runs.iter().map(|r| r.evidence.clone()).collect(),
     })?;
-    let manifest_json = manifest_json(&manifest)?;
-    let markdown = render_markdown(&manifest);
-    Ok(Report { cells: runs, manifest, manifest_json, markdown })
+    let (manifest_json, markdown) = rayon::join(|| manifest_json(&manifest), || render_markdown(&manifest));
+    Ok(Report { cells: runs, manifest, manifest_json: manifest_json?, markdown })
 }
 
 /// The world descriptions the run cells wrote, by (case, condition).
