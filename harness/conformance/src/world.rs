@@ -168,15 +168,3 @@ impl World {
 /// Version of the fixture behaviours (stores, tools, broker, transport); it
 /// joins the world hash so a changed fixture is a different world.
 pub const FIXTURE_VERSION: &str = "sharedos-conformance/fixtures/v1";
-
-impl World {
-    /// What the world-set hash covers for one condition: the arming as
-    /// declared, the grants as issued and as the grant store holds them after
-    /// arming, the enabled namespaces, every tool definition a turn is
-    /// offered, and the fixture version.
-    #[must_use]
-    pub fn description(&self, options: &WorldOptions) -> serde_json::Value {
-        // Every part is plain JSON with string keys, so the conversion cannot fail.
-        serde_json::to_value(crate::run::hashes::WorldDescription::of(self, options)).unwrap_or_default()
-    }
-}

@@ -7,7 +7,6 @@ use crate::script::AttackScript;
 use crate::world::{World, FIXTURE_VERSION};
 use crate::world_options::WorldOptions;
 use serde::Serialize;
-use serde_json::Value;
 use sharedos_kernel::world::constants::NAMESPACE_ID;
 use sharedos_model::canonical::{canonical_bytes, tagged_hash, tagged_hash_of_bytes, CanonicalError};
 use sharedos_model::capability::Grant;
@@ -31,24 +30,8 @@ pub fn spec_hash(case: &Case, script: &AttackScript, condition_id: &str) -> Resu
     tagged_hash("sharedos-conformance/spec/v1", &Spec { case: &case.id, script, condition: condition_id })
 }
 
-/// A materialised world, as [`crate::world::World::description`] states it.
-///
-/// # Errors
-/// As [`spec_hash`].
-pub fn world_hash(description: &Value) -> Result<String, CanonicalError> {
-    world_hash_of(description)
-}
-
-/// [`world_hash`] over any serialisable form of the description (the same
-/// JSON gives the same hash, however it is held).
-///
-/// # Errors
-/// As [`spec_hash`].
-pub fn world_hash_of<T: Serialize>(description: &T) -> Result<String, CanonicalError> {
-    tagged_hash(WORLD_TAG, description)
-}
-
-/// [`world_hash`] over a description's canonical bytes.
+/// The hash of a materialised world, over the canonical bytes of its
+/// [`WorldDescription`].
 #[must_use]
 pub fn world_hash_of_canonical(description: &[u8]) -> String {
     tagged_hash_of_bytes(WORLD_TAG, description)
@@ -57,8 +40,10 @@ pub fn world_hash_of_canonical(description: &[u8]) -> String {
 /// Domain tag of the world hash.
 const WORLD_TAG: &str = "sharedos-conformance/world/v1";
 
-/// What a world is, for the world and world-set hashes (see
-/// [`World::description`]), borrowed from the world rather than copied.
+/// What a world is, for the world and world-set hashes: the arming as
+/// declared, the grants as issued and as the grant store holds them after
+/// arming, the enabled namespaces, every tool definition a turn is offered,
+/// and the fixture version; borrowed from the world rather than copied.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorldDescription<'a> {

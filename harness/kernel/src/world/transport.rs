@@ -41,6 +41,13 @@ pub struct Dispatch {
     pub receipt: Option<Value>,
 }
 
+impl Dispatch {
+    /// Whether the transport took the envelope (accepted or delivered).
+    fn was_accepted(&self) -> bool {
+        self.receipt.as_ref().is_some_and(receipt_accepted)
+    }
+}
+
 /// The recording transport.
 pub struct RecordingTransport {
     mode: RefCell<TransportMode>,
@@ -84,18 +91,13 @@ impl RecordingTransport {
     /// How many envelopes the transport took, without copying them.
     #[must_use]
     pub fn accepted_count(&self) -> usize {
-        self.dispatches.borrow().iter().filter(|d| d.receipt.as_ref().is_some_and(receipt_accepted)).count()
+        self.dispatches.borrow().iter().filter(|d| d.was_accepted()).count()
     }
 
     /// Envelopes the transport took (accepted or delivered), in order.
     #[must_use]
     pub fn accepted(&self) -> Vec<MessageEnvelope> {
-        self.dispatches
-            .borrow()
-            .iter()
-            .filter(|d| d.receipt.as_ref().is_some_and(receipt_accepted))
-            .map(|d| d.envelope.clone())
-            .collect()
+        self.dispatches.borrow().iter().filter(|d| d.was_accepted()).map(|d| d.envelope.clone()).collect()
     }
 
     /// Whether the request `message_id` was taken for delivery.
