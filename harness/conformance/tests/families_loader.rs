@@ -5,17 +5,13 @@
 
 mod support;
 
-use support::{committed_suite, suite_root};
+use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
 use sharedos_conformance::case::Family;
-use sharedos_conformance::loader::{load_suite, LoadError, Suite};
+use sharedos_conformance::loader::{load_suite, LoadError};
 use sharedos_conformance::script::{MoveKind, TerminalKind};
 use std::path::{Path, PathBuf};
-
-fn real_suite() -> Suite {
-    committed_suite()
-}
 
 /// A throwaway suite holding one script and one case.
 struct Fixture {
@@ -24,10 +20,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(name: &str) -> Fixture {
-        let root = std::env::temp_dir().join(format!("sharedos-families-loader-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("adversaries")).unwrap();
-        std::fs::create_dir_all(root.join("cases")).unwrap();
+        let root = scratch_suite("sharedos-families-loader", name);
         Fixture { root }
     }
 
@@ -125,7 +118,7 @@ fn the_extended_sample_loads() {
 
 #[test]
 fn the_committed_families_load_with_one_script_per_case() {
-    let suite = real_suite();
+    let suite = committed_suite();
     let count = |family: Family| suite.cases.iter().filter(|c| c.family == family).count();
     assert_eq!(count(Family::Drain), 11);
     assert_eq!(count(Family::Retryable), 22);
@@ -149,7 +142,7 @@ fn names(text: &str, id: &str) -> bool {
 
 #[test]
 fn every_worked_example_w1_to_w22_is_a_case_named_in_its_description() {
-    let suite = real_suite();
+    let suite = committed_suite();
     let prose: Vec<String> = suite.cases.iter().map(|c| c.description.clone().unwrap_or_default()).collect();
     for n in 1..=22 {
         let id = format!("W{n}");

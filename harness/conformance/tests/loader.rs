@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{committed_suite, suite_root};
+use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
 use sharedos_conformance::case::Family;
@@ -19,10 +19,6 @@ use sharedos_conformance::world_options::WorldOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn real_suite() -> Suite {
-    committed_suite()
-}
-
 /// A throwaway suite folder holding one valid script and one valid case.
 struct Fixture {
     root: PathBuf,
@@ -30,10 +26,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(name: &str) -> Fixture {
-        let root = std::env::temp_dir().join(format!("sharedos-conformance-loader-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("adversaries")).unwrap();
-        std::fs::create_dir_all(root.join("cases")).unwrap();
+        let root = scratch_suite("sharedos-conformance-loader", name);
         let fixture = Fixture { root };
         fixture.write("adversaries/kernel.sample.json", &sample_script());
         fixture.write("cases/sample.json", &sample_case());
@@ -132,7 +125,7 @@ fn assert_refused(error: &LoadError, file: &str, pointer: &str) {
 
 /// The committed suite's matrix family: SharedOS's own rows.
 fn matrix_suite() -> Suite {
-    real_suite().select(|c| c.family == Family::Matrix)
+    committed_suite().select(|c| c.family == Family::Matrix)
 }
 
 #[test]
@@ -141,7 +134,7 @@ fn the_committed_matrix_loads_31_cases_34_conditions_31_scripts() {
     assert_eq!(suite.cases.len(), 31);
     assert_eq!(suite.condition_count(), 34);
     assert_eq!(suite.scripts.len(), 31);
-    let all = real_suite();
+    let all = committed_suite();
     let ids: Vec<&str> = all.cases.iter().map(|c| c.id.as_str()).collect();
     let mut sorted = ids.clone();
     sorted.sort_unstable();
@@ -555,7 +548,7 @@ fn r5_every_hashed_field_moves_the_case_set_hash() {
 
 #[test]
 fn r5_the_identity_holds_only_the_listed_fields() {
-    let suite = real_suite();
+    let suite = committed_suite();
     let identity = case_set_identity(&suite.cases, &suite.scripts).unwrap();
     let keys_within = |value: &Value, allowed: &[&str]| {
         for key in value.as_object().unwrap().keys() {
@@ -576,13 +569,13 @@ fn r5_the_identity_holds_only_the_listed_fields() {
 
 #[test]
 fn a_subset_of_cases_has_a_different_case_set_hash() {
-    let suite = real_suite();
+    let suite = committed_suite();
     let all = case_set_hash(&suite).unwrap();
     let subset = suite.select(|c| c.id != "forged-grant");
     assert_eq!(subset.cases.len(), suite.cases.len() - 1);
     assert_eq!(subset.scripts.len(), suite.scripts.len() - 1);
     assert_ne!(case_set_hash(&subset).unwrap(), all);
-    assert_eq!(case_set_hash(&real_suite()).unwrap(), all, "stable across loads");
+    assert_eq!(case_set_hash(&committed_suite()).unwrap(), all, "stable across loads");
 }
 
 #[test]

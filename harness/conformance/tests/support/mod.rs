@@ -18,6 +18,16 @@ pub fn committed_suite() -> Suite {
     load_suite(&suite_root()).unwrap_or_else(|e| panic!("the committed suite must load: {e}"))
 }
 
+/// An empty throwaway suite folder (`adversaries/` and `cases/`) for one
+/// test, under the system's temporary directory.
+pub fn scratch_suite(prefix: &str, name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("adversaries")).unwrap();
+    std::fs::create_dir_all(root.join("cases")).unwrap();
+    root
+}
+
 /// One cell of the Adversary column, run.
 pub fn adversary_run(suite: &Suite, case: &str, condition: &str) -> CellRun {
     let key = CellKey { case: case.into(), condition: condition.into(), column: "adversary-embedded".into() };
