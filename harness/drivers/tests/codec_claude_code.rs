@@ -3,6 +3,8 @@
 //! (`tests/streams/claude-code`). Tests of a departure say so in their name.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod arbitrary;
+
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::claude_code::{ClaudeCodeLiveReader, ClaudeCodeProtocol, ClaudeCodeWriter};
@@ -497,79 +499,54 @@ fn s45_interpret_and_the_live_reader_agree_on_each_result() {
 
 // ---------------------------------------------------------------- properties
 
-fn arb_key() -> impl Strategy<Value = String> {
-    prop_oneof![
-        prop::sample::select(vec![
-            "type",
-            "message",
-            "content",
-            "id",
-            "name",
-            "input",
-            "text",
-            "subtype",
-            "is_error",
-            "result",
-            "errors",
-            "error",
-            "api_error_status",
-            "parent_tool_use_id",
-            "model",
-            "usage",
-        ])
-        .prop_map(str::to_string),
-        "[a-z_]{0,8}",
-    ]
-}
+/// Keys this vendor's frames use.
+const KEYS: &[&str] = &[
+    "type",
+    "message",
+    "content",
+    "id",
+    "name",
+    "input",
+    "text",
+    "subtype",
+    "is_error",
+    "result",
+    "errors",
+    "error",
+    "api_error_status",
+    "parent_tool_use_id",
+    "model",
+    "usage",
+];
 
-fn arb_type() -> impl Strategy<Value = Value> {
-    prop::sample::select(vec![
-        "assistant",
-        "user",
-        "system",
-        "result",
-        "stream_event",
-        "rate_limit_event",
-        "text",
-        "tool_use",
-        "thinking",
-        "success",
-        "error_max_turns",
-        "error",
-        "<synthetic>",
-        "rate_limit",
-    ])
-    .prop_map(Value::from)
-}
+/// Frame types this vendor's streams carry.
+const TYPES: &[&str] = &[
+    "assistant",
+    "user",
+    "system",
+    "result",
+    "stream_event",
+    "rate_limit_event",
+    "text",
+    "tool_use",
+    "thinking",
+    "success",
+    "error_max_turns",
+    "error",
+    "<synthetic>",
+    "rate_limit",
+];
 
 fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(Value::from),
-        ".{0,12}".prop_map(Value::from),
-        arb_type(),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(arb_key(), inner, 0..6)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    arbitrary::json(KEYS, TYPES)
 }
 
 fn arb_frame() -> impl Strategy<Value = HarnessFrame> {
-    (arb_type(), prop::collection::btree_map(arb_key(), arb_json(), 0..6)).prop_map(|(kind, fields)| {
-        let mut frame: HarnessFrame = fields.into_iter().collect();
-        frame.insert("type".into(), kind);
-        frame
-    })
+    arbitrary::frame(KEYS, TYPES)
 }
 
 fn arb_arguments() -> impl Strategy<Value = Map<String, Value>> {
-    prop::collection::btree_map(".{0,8}", arb_json(), 0..5).prop_map(|map| map.into_iter().collect())
+    arbitrary::arguments(KEYS, TYPES)
 }
 
 proptest! {

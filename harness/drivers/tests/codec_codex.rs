@@ -4,6 +4,8 @@
 //! reading say so in their name.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod arbitrary;
+
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::codex::{CodexLiveReader, CodexProtocol, CodexWriter};
@@ -512,84 +514,59 @@ fn s45_interpret_and_the_live_reader_agree_on_each_cli_terminal() {
 
 // ---------------------------------------------------------------- properties
 
-fn arb_key() -> impl Strategy<Value = String> {
-    prop_oneof![
-        prop::sample::select(vec![
-            "type",
-            "item",
-            "id",
-            "item_type",
-            "text",
-            "tool",
-            "arguments",
-            "command",
-            "error",
-            "message",
-            "code",
-            "usage",
-            "call_id",
-            "name",
-            "response",
-            "output_text",
-            "content",
-        ])
-        .prop_map(str::to_string),
-        "[a-z_]{0,8}",
-    ]
-}
+/// Keys this vendor's frames use.
+const KEYS: &[&str] = &[
+    "type",
+    "item",
+    "id",
+    "item_type",
+    "text",
+    "tool",
+    "arguments",
+    "command",
+    "error",
+    "message",
+    "code",
+    "usage",
+    "call_id",
+    "name",
+    "response",
+    "output_text",
+    "content",
+];
 
-fn arb_type() -> impl Strategy<Value = Value> {
-    prop::sample::select(vec![
-        "thread.started",
-        "turn.started",
-        "turn.completed",
-        "turn.failed",
-        "item.started",
-        "item.updated",
-        "item.completed",
-        "error",
-        "function_call",
-        "response.failed",
-        "response.completed",
-        "message",
-        "agent_message",
-        "assistant_message",
-        "mcp_tool_call",
-        "command_execution",
-        "output_text",
-        "reasoning",
-    ])
-    .prop_map(Value::from)
-}
+/// Frame types this vendor's streams carry.
+const TYPES: &[&str] = &[
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "error",
+    "function_call",
+    "response.failed",
+    "response.completed",
+    "message",
+    "agent_message",
+    "assistant_message",
+    "mcp_tool_call",
+    "command_execution",
+    "output_text",
+    "reasoning",
+];
 
 fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(Value::from),
-        ".{0,12}".prop_map(Value::from),
-        arb_type(),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(arb_key(), inner, 0..6)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    arbitrary::json(KEYS, TYPES)
 }
 
 fn arb_frame() -> impl Strategy<Value = HarnessFrame> {
-    (arb_type(), prop::collection::btree_map(arb_key(), arb_json(), 0..6)).prop_map(|(kind, fields)| {
-        let mut frame: HarnessFrame = fields.into_iter().collect();
-        frame.insert("type".into(), kind);
-        frame
-    })
+    arbitrary::frame(KEYS, TYPES)
 }
 
 fn arb_arguments() -> impl Strategy<Value = Map<String, Value>> {
-    prop::collection::btree_map(".{0,8}", arb_json(), 0..5).prop_map(|map| map.into_iter().collect())
+    arbitrary::arguments(KEYS, TYPES)
 }
 
 proptest! {

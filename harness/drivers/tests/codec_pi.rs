@@ -2,6 +2,8 @@
 //! descriptions (D39), and the live reader over captured streams.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod arbitrary;
+
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::pi::{PiLiveReader, PiProtocol, PiWriter};
@@ -426,38 +428,11 @@ const WORDS: &[&str] = &[
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(Value::from),
-        any::<String>().prop_map(Value::String),
-        prop::sample::select(WORDS).prop_map(|word| Value::String(word.to_string())),
-    ];
-    leaf.prop_recursive(5, 64, 6, |inner| {
-        let key = prop_oneof![prop::sample::select(KEYS).prop_map(str::to_string), "[a-zA-Z]{0,6}"];
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key, inner, 0..6).prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    arbitrary::worded_json(KEYS, WORDS)
 }
 
 fn argument_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(Value::from),
-        any::<String>().prop_map(Value::String),
-    ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map(any::<String>(), inner, 0..4)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    arbitrary::argument_value(true)
 }
 
 proptest! {
