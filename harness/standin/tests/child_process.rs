@@ -7,6 +7,8 @@
 //! test asserts how long anything took.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{json, Value};
 use sharedos_drivers::child_process::{
     ChannelEnd, ChildMode, ChildProcessTransport, HarnessProcess, Launch, ProcessDiagnostics, ProcessLimits,
@@ -20,29 +22,10 @@ use sharedos_model::address::Address;
 use std::future::Future;
 use std::io::Write;
 use std::time::Duration;
-
-/// Generous: only there so a broken transport fails instead of hanging.
-const HANG_GUARD: Duration = Duration::from_secs(20);
+use support::{limits, standin, stream, HANG_GUARD};
 
 async fn guarded<T>(future: impl Future<Output = T>) -> T {
     tokio::time::timeout(HANG_GUARD, future).await.expect("the transport hung")
-}
-
-fn stream(name: &str) -> String {
-    format!("{}/tests/streams/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn limits() -> ProcessLimits {
-    ProcessLimits {
-        deadline: Some(Duration::from_secs(15)),
-        kill_grace: Duration::from_millis(200),
-        exit_drain: Duration::from_millis(200),
-        ..ProcessLimits::default()
-    }
-}
-
-fn standin(args: &[&str]) -> Launch {
-    Launch::new(env!("CARGO_BIN_EXE_sharedos-standin")).args(args.iter().copied()).limits(limits())
 }
 
 fn frame(value: Value) -> HarnessFrame {

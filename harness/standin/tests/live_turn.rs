@@ -8,8 +8,10 @@
 //! asserts how long anything took.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{json, Value};
-use sharedos_drivers::child_process::{ChannelEnd, ChildProcessTransport, Launch, ProcessDiagnostics, ProcessLimits};
+use sharedos_drivers::child_process::{ChannelEnd, ChildProcessTransport, ProcessDiagnostics};
 use sharedos_drivers::eval_driver::{codes, EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::frame::{HarnessFrame, HarnessStep, HarnessTurnRequest};
 use sharedos_drivers::protocol::HarnessProtocol;
@@ -30,9 +32,7 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 use std::time::Duration;
-
-/// Generous: only there so a broken turn fails instead of hanging.
-const HANG_GUARD: Duration = Duration::from_secs(20);
+use support::{standin, stream, HANG_GUARD};
 
 /// The turn limit of turns expected to end on their own; far beyond what
 /// they need, and well inside the hang guard.
@@ -54,23 +54,6 @@ fn on_a_live_runtime<F: Future>(future: F) -> F::Output {
 
 async fn guarded<T>(future: impl Future<Output = T>) -> T {
     tokio::time::timeout(HANG_GUARD, future).await.expect("the turn hung")
-}
-
-fn stream(name: &str) -> String {
-    format!("{}/tests/streams/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn limits() -> ProcessLimits {
-    ProcessLimits {
-        deadline: Some(Duration::from_secs(15)),
-        kill_grace: Duration::from_millis(200),
-        exit_drain: Duration::from_millis(200),
-        ..ProcessLimits::default()
-    }
-}
-
-fn standin(args: &[&str]) -> Launch {
-    Launch::new(env!("CARGO_BIN_EXE_sharedos-standin")).args(args.iter().copied()).limits(limits())
 }
 
 /// The one opening line: the whole turn request, as the CLI is first told it.
