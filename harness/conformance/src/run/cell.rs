@@ -47,9 +47,9 @@ pub struct CellRun {
     /// How the snapshot compares with its golden file, when the run was
     /// asked to compare (see [`super::matrix::run_all`]).
     pub golden: Option<GoldenComparison>,
-    /// The canonical bytes of the cell's world description (what the world
-    /// hash covers), kept so the world-set hash need not build it again.
-    pub world_description: Arc<[u8]>,
+    /// The hash of the cell's world (`experiment.worldHash`), kept so the
+    /// world-set hash need not build the world again.
+    pub world_hash: String,
 }
 
 /// A cell that could not be run (a harness bug, never a verdict).
@@ -198,8 +198,8 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world)
         .with_messaging(messaging.snapshot_effects(&world, &turns));
     let snapshot = Snapshot::of(&snapshot);
-    let world_description = Arc::clone(&records_of.identity.world_description);
-    Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_description })
+    let world_hash = records_of.identity.world.clone();
+    Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_hash })
 }
 
 /// What each attempt of the cell was answered: the adversary reports its
@@ -227,8 +227,6 @@ pub struct Identity {
     spec: String,
     world: String,
     evaluator: String,
-    /// The canonical description the world hash covers.
-    world_description: Arc<[u8]>,
     /// The canonical bytes of the world's requested tools (part of the
     /// description, and of each turn's policy when the turn requested them).
     tools: Arc<[u8]>,
@@ -265,15 +263,13 @@ impl Identity {
         tools: Arc<[u8]>,
     ) -> Result<Identity, CellError> {
         let description = WorldDescription::of(world, &condition.world).canonical_with_tools(&tools)?;
-        let world_description: Arc<[u8]> = description.into();
         let enabled = world.enabled_tool_namespaces();
         let world_policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
         Ok(Identity {
             world_policy: (enabled, world_policy_hash),
             spec: spec_hash(case, script, &condition.id)?,
-            world: world_hash_of_canonical(&world_description),
+            world: world_hash_of_canonical(&description),
             evaluator: evaluator_hash()?,
-            world_description,
             tools,
         })
     }

@@ -1,7 +1,7 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
 use super::cell::{CellError, CellRun};
-use super::hashes::WorldDescription;
+use super::hashes::{world_hash_of_canonical, WorldDescription};
 use super::matrix::{locate, PlannedCell, PlannedResult, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
@@ -12,7 +12,7 @@ use sharedos_model::canonical::{canonical_bytes, CanonicalError, TaggedHasher};
 use std::collections::BTreeMap;
 
 /// Domain tag of the world-set hash.
-const WORLD_SET_TAG: &str = "sharedos-conformance/world-set/v1";
+const WORLD_SET_TAG: &str = "sharedos-conformance/world-set/v2";
 
 /// A finished run: every graded cell and the reports built from them.
 #[derive(Debug, Clone)]
@@ -48,7 +48,8 @@ pub enum ReportError {
 }
 
 /// The world-set hash: every selected case's conditions, each with the
-/// description of the world it materialises.
+/// hash of the world it materialises (which covers the world's whole
+/// description, see [`WorldDescription`]).
 ///
 /// # Errors
 /// When a world cannot be built.
@@ -56,20 +57,19 @@ pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, Re
     world_set_hash_with(suite, selection, &BTreeMap::new())
 }
 
-/// [`world_set_hash`], taking the canonical description of a (case,
-/// condition) world from `described` when a run cell already wrote it.
+/// [`world_set_hash`], taking the world hash of a (case, condition) from
+/// `hashed` when a run cell already computed it.
 ///
 /// # Errors
 /// When a world cannot be built.
 pub fn world_set_hash_with(
     suite: &Suite,
     selection: &Selection,
-    described: &BTreeMap<(&str, &str), &[u8]>,
+    hashed: &BTreeMap<(&str, &str), &str>,
 ) -> Result<String, ReportError> {
     // The canonical form of `[{case, conditions: [{condition, world}]}]` is
     // written member by member ("case" < "conditions", "condition" <
-    // "world") straight into the hash, so no copy of every description is
-    // gathered and each world built here is dropped once it is hashed.
+    // "world") straight into the hash.
     let mut hash = TaggedHasher::new(WORLD_SET_TAG);
     hash.update(b"[");
     for (i, case) in suite.cases.iter().filter(|c| selection.keeps_case(c)).enumerate() {
@@ -86,13 +86,15 @@ pub fn world_set_hash_with(
             hash.update(b"{\"condition\":");
             hash.update(&canonical_bytes(&condition.id)?);
             hash.update(b",\"world\":");
-            match described.get(&(case.id.as_str(), condition.id.as_str())) {
-                Some(description) => hash.update(description),
+            let world_hash = match hashed.get(&(case.id.as_str(), condition.id.as_str())) {
+                Some(world_hash) => canonical_bytes(world_hash)?,
                 None => {
                     let world = World::build(&condition.world)?;
-                    hash.update(&canonical_bytes(&WorldDescription::of(&world, &condition.world))?);
+                    let description = canonical_bytes(&WorldDescription::of(&world, &condition.world))?;
+                    canonical_bytes(&world_hash_of_canonical(&description))?
                 }
-            }
+            };
+            hash.update(&world_hash);
             hash.update(b"}");
         }
         hash.update(b"]}");
@@ -131,7 +133,7 @@ pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedRe
     // The two set hashes, then the two renderings, are independent; each
     // pair runs side by side on the pool.
     let (case_set, world_set) =
-        rayon::join(|| case_set_hash(suite), || world_set_hash_with(suite, selection, &described(&runs)));
+        rayon::join(|| case_set_hash(suite), || world_set_hash_with(suite, selection, &hashed(&runs)));
     let manifest = build_manifest(crate::manifest::ManifestInput {
         case_set_hash: case_set?,
         world_set_hash: world_set?,
@@ -143,9 +145,9 @@ pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedRe
     Ok(Report { cells: runs, manifest, manifest_json: manifest_json?, markdown })
 }
 
-/// The world descriptions the run cells wrote, by (case, condition).
-fn described(runs: &[CellRun]) -> BTreeMap<(&str, &str), &[u8]> {
-    runs.iter().map(|run| ((run.key.case.as_str(), run.key.condition.as_str()), &*run.world_description)).collect()
+/// The world hashes the run cells computed, by (case, condition).
+fn hashed(runs: &[CellRun]) -> BTreeMap<(&str, &str), &str> {
+    runs.iter().map(|run| ((run.key.case.as_str(), run.key.condition.as_str()), run.world_hash.as_str())).collect()
 }
 
 /// The row a planned cell belongs to, created on first sight (cells arrive
