@@ -37,3 +37,17 @@ pub trait HarnessFrameWriter {
     /// A terminal frame; some vendors cannot carry the output and drop it.
     fn complete(&self, output: Option<&Value>) -> HarnessFrame;
 }
+
+/// One tool as vendors list it: its `name`, its `description`, and its
+/// input schema under `schema_key`. A protocol adds its own members.
+///
+/// Built member by member: `json!` would push every schema through the
+/// value serialiser, copying it key by key, for every tool of every turn.
+#[must_use]
+pub fn listed_tool(tool: &ToolDefinition, schema_key: &str) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert("name".to_string(), Value::String(tool.name.clone()));
+    entry.insert("description".to_string(), Value::String(tool.description.clone()));
+    entry.insert(schema_key.to_string(), Value::Object(Map::clone(&tool.input_schema)));
+    entry
+}

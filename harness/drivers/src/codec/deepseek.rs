@@ -70,7 +70,7 @@ mod live;
 pub use live::DeepSeekLiveReader;
 
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
+use crate::protocol::{listed_tool, HarnessFrameWriter, HarnessProtocol};
 use crate::wire::{into_frame, tool_result_text};
 use event::{error_response, event_meaning, session_event, unparseable_arguments_step, EventMeaning};
 use serde_json::{json, Map, Value};
@@ -92,14 +92,7 @@ impl HarnessProtocol for DeepSeekProtocol {
     }
 
     fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
-        Value::Array(
-            tools
-                .iter()
-                .map(
-                    |tool| json!({"name": tool.name, "description": tool.description, "parameters": tool.input_schema}),
-                )
-                .collect(),
-        )
+        Value::Array(tools.iter().map(|tool| Value::Object(listed_tool(tool, "parameters"))).collect())
     }
 
     fn interpret(&self, frame: &HarnessFrame) -> Vec<HarnessStep> {

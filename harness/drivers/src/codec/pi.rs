@@ -73,7 +73,7 @@ mod live;
 pub use live::PiLiveReader;
 
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::protocol::{HarnessFrameWriter, HarnessProtocol};
+use crate::protocol::{listed_tool, HarnessFrameWriter, HarnessProtocol};
 use crate::wire::{into_frame, tool_result_text};
 use event::{pi_meaning, PiMeaning};
 use serde_json::{json, Map, Value};
@@ -96,12 +96,9 @@ impl HarnessProtocol for PiProtocol {
             tools
                 .iter()
                 .map(|tool| {
-                    json!({
-                        "name": tool.name,
-                        "label": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.input_schema,
-                    })
+                    let mut entry = listed_tool(tool, "parameters");
+                    entry.insert("label".to_string(), Value::String(tool.name.clone()));
+                    Value::Object(entry)
                 })
                 .collect(),
         )

@@ -3,7 +3,7 @@
 
 use super::PROTOCOL_ID;
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::protocol::HarnessProtocol;
+use crate::protocol::{listed_tool, HarnessProtocol};
 use crate::wire::{content_block_steps, non_empty, tool_result_text};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
@@ -28,18 +28,7 @@ impl HarnessProtocol for ClaudeCodeProtocol {
     }
 
     fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
-        Value::Array(
-            tools
-                .iter()
-                .map(|tool| {
-                    json!({
-                        "name": tool.name,
-                        "description": tool.description,
-                        "input_schema": tool.input_schema,
-                    })
-                })
-                .collect(),
-        )
+        Value::Array(tools.iter().map(|tool| Value::Object(listed_tool(tool, "input_schema"))).collect())
     }
 
     fn interpret(&self, frame: &HarnessFrame) -> Vec<HarnessStep> {

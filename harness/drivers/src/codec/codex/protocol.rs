@@ -3,7 +3,7 @@
 
 use super::PROTOCOL_ID;
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::protocol::HarnessProtocol;
+use crate::protocol::{listed_tool, HarnessProtocol};
 use crate::wire::{non_empty, parse_tool_arguments, tool_result_text};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
@@ -37,12 +37,9 @@ impl HarnessProtocol for CodexProtocol {
             tools
                 .iter()
                 .map(|tool| {
-                    json!({
-                        "type": "function",
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.input_schema,
-                    })
+                    let mut entry = listed_tool(tool, "parameters");
+                    entry.insert("type".to_string(), Value::from("function"));
+                    Value::Object(entry)
                 })
                 .collect(),
         )
