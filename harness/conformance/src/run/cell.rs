@@ -21,6 +21,7 @@ use crate::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemI
 use crate::record::completeness::check_completeness;
 use crate::script::AttackScript;
 use crate::world::{World, WorldError};
+use crate::world_options::WorldOptions;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::message::PROTOCOL_VERSION;
@@ -133,13 +134,18 @@ impl<'s> Row<'s> {
     }
 
     /// The row's identity, computed from `world` (a fresh world of this row)
-    /// the first time it is asked for.
+    /// the first time it is asked for; the world's part is shared with every
+    /// row of this worker whose condition arms the world alike.
     fn identity(&self, world: &World) -> Result<Identity, CellError> {
         if let Some(identity) = self.identity.get() {
             return Ok(identity.clone());
         }
-        let tools = self.memos.tool_bytes(&world.requested_tools)?;
-        let identity = Identity::with_tool_bytes(self.case, &self.script, self.condition, world, tools)?;
+        let options = &self.condition.world;
+        let world_identity = self.memos.world_identity(options, || {
+            let tools = self.memos.tool_bytes(&world.requested_tools)?;
+            WorldIdentity::of(world, options, tools)
+        })?;
+        let identity = Identity::with_world(self.case, &self.script, &self.condition.id, world_identity)?;
         Ok(self.identity.get_or_init(|| identity).clone())
     }
 }
@@ -198,7 +204,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world)
         .with_messaging(messaging.snapshot_effects(&world, &turns));
     let snapshot = Snapshot::of(&snapshot);
-    let world_hash = records_of.identity.world.clone();
+    let world_hash = records_of.identity.world.hash.clone();
     Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_hash })
 }
 
@@ -225,8 +231,17 @@ fn receipts_of(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     spec: String,
-    world: String,
     evaluator: String,
+    world: WorldIdentity,
+}
+
+/// The hashes of a materialised world. A world is a function of the
+/// condition's options alone, so every row whose condition arms the world
+/// alike shares them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldIdentity {
+    /// The world hash.
+    hash: String,
     /// The canonical bytes of the world's requested tools (part of the
     /// description, and of each turn's policy when the turn requested them).
     tools: Arc<[u8]>,
@@ -234,7 +249,21 @@ pub struct Identity {
     /// the world's namespaces enabled (every turn the runner builds): the
     /// namespaces and the policy hash, so each record need not hash the
     /// whole catalogue again.
-    world_policy: (Vec<String>, String),
+    policy: (Vec<String>, String),
+}
+
+impl WorldIdentity {
+    /// The hashes of `world`, built for `options`, whose requested tools
+    /// have the canonical bytes `tools`.
+    ///
+    /// # Errors
+    /// When a hash cannot be computed.
+    pub fn of(world: &World, options: &WorldOptions, tools: Arc<[u8]>) -> Result<WorldIdentity, CellError> {
+        let description = WorldDescription::of(world, options).canonical_with_tools(&tools)?;
+        let enabled = world.enabled_tool_namespaces();
+        let policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
+        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy: (enabled, policy_hash) })
+    }
 }
 
 impl Identity {
@@ -248,30 +277,21 @@ impl Identity {
         condition: &Condition,
         world: &World,
     ) -> Result<Identity, CellError> {
-        Identity::with_tool_bytes(case, script, condition, world, canonical_bytes(&world.requested_tools)?.into())
+        let tools = canonical_bytes(&world.requested_tools)?.into();
+        Identity::with_world(case, script, &condition.id, WorldIdentity::of(world, &condition.world, tools)?)
     }
 
-    /// [`Identity::new`], given the canonical bytes of the world's requested tools.
+    /// [`Identity::new`], given the world's hashes.
     ///
     /// # Errors
     /// When a hash cannot be computed.
-    pub fn with_tool_bytes(
+    pub fn with_world(
         case: &Case,
         script: &AttackScript,
-        condition: &Condition,
-        world: &World,
-        tools: Arc<[u8]>,
+        condition_id: &str,
+        world: WorldIdentity,
     ) -> Result<Identity, CellError> {
-        let description = WorldDescription::of(world, &condition.world).canonical_with_tools(&tools)?;
-        let enabled = world.enabled_tool_namespaces();
-        let world_policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
-        Ok(Identity {
-            world_policy: (enabled, world_policy_hash),
-            spec: spec_hash(case, script, &condition.id)?,
-            world: world_hash_of_canonical(&description),
-            evaluator: evaluator_hash()?,
-            tools,
-        })
+        Ok(Identity { spec: spec_hash(case, script, condition_id)?, evaluator: evaluator_hash()?, world })
     }
 }
 
@@ -317,7 +337,7 @@ pub fn assembly_input<'a>(
             task_id: cx.case.id.clone(),
             run_id,
             spec_hash: cx.identity.spec.clone(),
-            world_hash: cx.identity.world.clone(),
+            world_hash: cx.identity.world.hash.clone(),
             evaluator_hash: cx.identity.evaluator.clone(),
             seed: None,
             metadata: None,
@@ -344,10 +364,10 @@ fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<Strin
     let (enabled, tools) = (&turn.request.context.enabled_tool_namespaces, &turn.request.tools);
     if tools.as_slice() != cx.identity_tools {
         policy_hash(enabled, tools)
-    } else if *enabled == cx.identity.world_policy.0 {
-        Ok(cx.identity.world_policy.1.clone())
+    } else if *enabled == cx.identity.world.policy.0 {
+        Ok(cx.identity.world.policy.1.clone())
     } else {
-        policy_hash_of_canonical_tools(enabled, &cx.identity.tools)
+        policy_hash_of_canonical_tools(enabled, &cx.identity.world.tools)
     }
 }
 

@@ -1,5 +1,7 @@
 //! What one worker remembers between the rows it runs.
 
+use super::cell::{CellError, WorldIdentity};
+use crate::world_options::WorldOptions;
 use sharedos_kernel::memos::HashMemos;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
@@ -9,6 +11,8 @@ use std::sync::Arc;
 
 /// How many distinct tool lists the memo keeps.
 const CAPACITY: usize = 32;
+/// How many distinct worlds the memo keeps (the committed suite arms 67).
+const WORLD_CAPACITY: usize = 128;
 
 /// Hashes and canonical bytes remembered by the value they cover, shared
 /// by the rows one worker runs: most worlds list the same catalogue and
@@ -21,11 +25,13 @@ pub struct RunMemos {
     pub kernel: Rc<HashMemos>,
     /// Canonical bytes of a world's requested tools.
     tools: Memo<Vec<ToolDefinition>, Arc<[u8]>>,
+    /// The hashes of the world a condition's options arm.
+    worlds: Memo<WorldOptions, WorldIdentity>,
 }
 
 impl Default for RunMemos {
     fn default() -> RunMemos {
-        RunMemos { kernel: Rc::default(), tools: Memo::new(CAPACITY) }
+        RunMemos { kernel: Rc::default(), tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY) }
     }
 }
 
@@ -40,5 +46,19 @@ impl RunMemos {
             || tools.to_vec(),
             || canonical_bytes(tools).map(Arc::from),
         )
+    }
+
+    /// The hashes of the world `options` arm, or `compute`'s. A world is
+    /// built from its options alone (the fixtures are code), so equal
+    /// options mean an equal world.
+    ///
+    /// # Errors
+    /// What `compute` answered, when it failed.
+    pub fn world_identity(
+        &self,
+        options: &WorldOptions,
+        compute: impl FnOnce() -> Result<WorldIdentity, CellError>,
+    ) -> Result<WorldIdentity, CellError> {
+        self.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
     }
 }
