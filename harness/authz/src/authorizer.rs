@@ -123,6 +123,9 @@ pub struct ChainMemo {
     verdicts: RefCell<Vec<(usize, Instants, ChainVerdict)>>,
     /// Each grant's parsed window, by position in the authority.
     windows: RefCell<Vec<Option<Window>>>,
+    /// The instants of the last question's operation instant (the batch
+    /// shares one context, so only that instant can differ).
+    instants: RefCell<Option<(Option<String>, Option<Instants>)>>,
 }
 
 impl ChainMemo {
@@ -139,6 +142,20 @@ impl ChainMemo {
             windows.resize(index + 1, None);
         }
         *windows[index].get_or_insert_with(|| Window::of(grant))
+    }
+
+    /// The instants of a decision against `context` at `operation_at`,
+    /// parsed only when the operation instant changes.
+    fn instants(&self, context: &AccessContext, operation_at: Option<&str>) -> Option<Instants> {
+        let mut known = self.instants.borrow_mut();
+        match &*known {
+            Some((at, instants)) if at.as_deref() == operation_at => *instants,
+            _ => {
+                let instants = decision_instants(context, operation_at);
+                *known = Some((operation_at.map(str::to_string), instants));
+                instants
+            }
+        }
     }
 
     /// The verdict on grant `index` at `at`, walked by `walk` only once.
@@ -180,7 +197,11 @@ impl Authorizer {
             explanation: Explanation { grants_resolved: authority.grants.len(), ..Explanation::default() },
             ..Walk::default()
         };
-        let Some(at) = decision_instants(context, question.operation_at) else {
+        let at = match memo {
+            Some(memo) => memo.instants(context, question.operation_at),
+            None => decision_instants(context, question.operation_at),
+        };
+        let Some(at) = at else {
             return (Decision::deny(ReasonCode::InvalidContext), walk.explanation);
         };
         if !request_is_well_formed(question.requirement, context) {
@@ -395,6 +416,8 @@ fn decision_instants(context: &AccessContext, operation_at: Option<&str>) -> Opt
     let admitted_at = Instant::parse(&context.now)?;
     // An unparsable operation instant is a broken question, not an absent one.
     let now = match operation_at {
+        // The kernel asks at the context's own instant: the same text, parsed once.
+        Some(text) if text == context.now => admitted_at,
         Some(text) => Instant::parse(text)?,
         None => admitted_at,
     };

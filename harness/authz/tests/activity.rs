@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use sharedos_authz::activity::{inactive_reason, is_active, Inactivity, Instants};
-use sharedos_authz::authorizer::{Authorizer, Question, Rejection};
+use sharedos_authz::authorizer::{Authorizer, ChainMemo, Question, Rejection};
 use sharedos_model::capability::Grant;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::instant::Instant;
@@ -118,4 +118,22 @@ fn k18_an_earlier_operation_instant_does_not_open_an_earlier_window() {
     let mut g = reader();
     g.constraints.not_before = Some(NOW.to_string());
     assert!(is_active(&g, PURPOSE, at(NOW, EARLIER)), "notBefore stays judged at admission");
+}
+
+#[test]
+fn k16_a_batch_judges_each_question_at_its_own_operation_instant() {
+    let mut g = reader();
+    g.constraints.expires_at = Some(LATER.to_string());
+    let a = authority(vec![g]);
+    let r = read(&["Workspace", "policy.md"]);
+    let memo = ChainMemo::new();
+    let authorizer = Authorizer::default();
+    // The batch remembers the instants it parsed; a question at another
+    // instant, and one back at the first, are each judged at their own.
+    for (operation_at, allowed) in [(None, true), (Some(NOW), true), (Some(LATER), false), (Some(NOW), true)] {
+        let question = Question { operation_at, ..invoke(&r) };
+        let batched = authorizer.decide_in_batch(&a, question, &memo);
+        assert_eq!(batched.0, authorizer.decide(&a, question).0, "{operation_at:?}");
+        assert_eq!(batched.0.allowed, allowed, "{operation_at:?}");
+    }
 }
