@@ -159,8 +159,11 @@ impl Kernel {
         for grant in &authority.grants {
             for capability in &grant.capabilities {
                 let mut actions = Vec::new();
+                // One requirement per capability, its action rewritten per
+                // action, rather than a copy of the resource for each.
+                let mut requirement = Requirement { resource: capability.resource.clone(), action: String::new() };
                 for action in &capability.actions {
-                    let requirement = Requirement { resource: capability.resource.clone(), action: action.clone() };
+                    requirement.action.clone_from(action);
                     let ask = Ask {
                         context,
                         requirement: &requirement,
