@@ -85,7 +85,7 @@ async fn run_host_send(world: &World, send: &HostSend) -> HostSendReport {
     let envelope = host_envelope(send, &trace_id, &now);
     let message_id = format!("host-{}", send.id);
     let (audit_before, dispatches_before) =
-        (world.fixtures.audit.events().len(), world.fixtures.transport.dispatches().len());
+        (world.fixtures.audit.counts().0, world.fixtures.transport.dispatches().len());
     let answer = world.kernel.send_message(&context, &envelope, &AbortSignal::new()).await;
     let (outcome, reason_code, error) = match answer {
         Ok(result) => (outcome_of(&result), result.error().map(|e| e.code.clone()), None),
@@ -100,7 +100,7 @@ async fn run_host_send(world: &World, send: &HostSend) -> HostSendReport {
         outcome,
         reason_code,
         dispatches: count(world.fixtures.transport.dispatches().len(), dispatches_before),
-        audit_events: count(world.fixtures.audit.events().len(), audit_before),
+        audit_events: count(world.fixtures.audit.counts().0, audit_before),
         met: false,
         detail: error,
     };

@@ -159,7 +159,6 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind).await?;
     let after_result = activity_after_result(&world).await;
-    let audit = world.fixtures.audit.events();
     let records_of = RecordContext {
         case,
         condition,
@@ -168,15 +167,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
         identity_tools: &world.requested_tools,
         multi_turn: turns.len() > 1,
     };
-    let mut records = Vec::new();
-    for turn in &turns {
-        let input = assembly_input(turn, &audit, &records_of)?;
-        let execution_id = &turn.request.execution_id;
-        records.push(
-            assemble_record(input)
-                .map_err(|e| CellError::Record { execution_id: execution_id.clone(), detail: e.to_string() })?,
-        );
-    }
+    let records = world.fixtures.audit.with_events(|audit| assemble_records(&turns, audit, &records_of))?;
     let receipts = receipts_of(column.kind, script, &turns, &records);
     let Some(last) = records.last() else {
         return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
@@ -206,6 +197,24 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let snapshot = Snapshot::of(&snapshot);
     let world_hash = records_of.identity.world.hash.clone();
     Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_hash })
+}
+
+/// One record per turn, each assembled from the cell's whole audit trail.
+fn assemble_records(
+    turns: &[ExecutedTurn],
+    audit: &[AuditEvent],
+    records_of: &RecordContext<'_>,
+) -> Result<Vec<ExecutionRecord>, CellError> {
+    let mut records = Vec::with_capacity(turns.len());
+    for turn in turns {
+        let input = assembly_input(turn, audit, records_of)?;
+        let execution_id = &turn.request.execution_id;
+        records.push(
+            assemble_record(input)
+                .map_err(|e| CellError::Record { execution_id: execution_id.clone(), detail: e.to_string() })?,
+        );
+    }
+    Ok(records)
 }
 
 /// What each attempt of the cell was answered: the adversary reports its

@@ -86,6 +86,12 @@ impl RecordingAudit {
         self.events.borrow().clone()
     }
 
+    /// What `read` answers from the accepted records, lent rather than
+    /// copied. `read` must not write to this log.
+    pub fn with_events<R>(&self, read: impl FnOnce(&[AuditEvent]) -> R) -> R {
+        read(&self.events.borrow())
+    }
+
     /// Accepted records of `kind`.
     #[must_use]
     pub fn of_kind(&self, kind: AuditType) -> Vec<AuditEvent> {
