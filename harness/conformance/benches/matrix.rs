@@ -71,7 +71,7 @@ struct RecordInputs {
     turn: ExecutedTurn,
     audit: Vec<AuditEvent>,
     identity: Identity,
-    tools: Vec<ToolDefinition>,
+    tools: std::sync::Arc<[ToolDefinition]>,
 }
 
 fn cell_key() -> CellKey {

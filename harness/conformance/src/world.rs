@@ -16,6 +16,7 @@ use sharedos_kernel::world::grants::GrantOptions;
 use sharedos_kernel::world::ledger::Ledger;
 use sharedos_model::tool::ToolDefinition;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// One condition's world: the reference kernel wired to the condition's
 /// armed fixtures, which a runner reads world effects from.
@@ -27,7 +28,7 @@ pub struct World {
     /// Every tool definition a turn request lists: the registered tools, the
     /// kernel's message tool, the brokered tool and the never-registered stub
     /// (so the permission filter, not absence from the request, refuses them).
-    pub requested_tools: Vec<ToolDefinition>,
+    pub requested_tools: Arc<[ToolDefinition]>,
     /// The ledger, when the condition attaches it (its balances are world effects).
     pub ledger: Option<Rc<Ledger>>,
 }
@@ -75,7 +76,7 @@ impl World {
         if let Some(list) = &options.request_classifies {
             crate::world_options::classify::apply(list, &mut requested_tools);
         }
-        Ok(World { kernel: Rc::new(kernel), fixtures, requested_tools, ledger })
+        Ok(World { kernel: Rc::new(kernel), fixtures, requested_tools: requested_tools.into(), ledger })
     }
 }
 

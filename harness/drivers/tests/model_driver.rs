@@ -114,7 +114,7 @@ fn support_runtime_request(world: &World) -> sharedos_model::execution::RuntimeT
             reach: sharedos_model::access::Reach::Computed { reach: vec![] },
         },
         message: request.message,
-        tools: request.tools,
+        tools: request.tools.to_vec(),
         state: None,
         options: None,
         metadata: None,

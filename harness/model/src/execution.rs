@@ -9,6 +9,7 @@ use crate::tool::{ProtocolError, ToolDefinition};
 use crate::validate::{self, child, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Largest `maxSteps` a request may ask for.
 pub const MAX_STEPS: u32 = 1000;
@@ -46,8 +47,9 @@ pub struct ExecutionRequest {
     pub context: AccessContext,
     /// The delivered message.
     pub message: MessageEnvelope,
-    /// Tools the host requests; the kernel's catalogue decides.
-    pub tools: Vec<ToolDefinition>,
+    /// Tools the host requests; the kernel's catalogue decides. Shared, so
+    /// a host that requests one list every turn copies a reference to it.
+    pub tools: Arc<[ToolDefinition]>,
     /// Opaque state, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<Map<String, Value>>,

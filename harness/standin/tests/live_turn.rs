@@ -105,7 +105,7 @@ impl World {
                 reply_to: None,
                 provenance: None,
             },
-            tools: self.tools.clone(),
+            tools: self.tools.clone().into(),
             state: None,
             options: Some(ExecutionOptions { max_steps: None, max_tool_calls: None, timeout_ms: Some(timeout_ms) }),
             metadata: None,

@@ -371,7 +371,7 @@ pub fn assembly_input<'a>(
 /// identity's canonical tool bytes spliced in when the tools are the world's.
 fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<String, CanonicalError> {
     let (enabled, tools) = (&turn.request.context.enabled_tool_namespaces, &turn.request.tools);
-    if tools.as_slice() != cx.identity_tools {
+    if **tools != *cx.identity_tools {
         policy_hash(enabled, tools)
     } else if *enabled == cx.identity.world.policy.0 {
         Ok(cx.identity.world.policy.1.clone())

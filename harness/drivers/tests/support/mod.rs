@@ -140,7 +140,7 @@ impl World {
                 reply_to: None,
                 provenance: None,
             },
-            tools: self.requested_tools.clone(),
+            tools: self.requested_tools.clone().into(),
             state: None,
             options: (limits != ExecutionOptions::default()).then_some(limits),
             metadata: None,

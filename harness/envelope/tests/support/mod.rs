@@ -127,7 +127,7 @@ pub fn request(tools: Vec<ToolDefinition>) -> ExecutionRequest {
             reply_to: None,
             provenance: None,
         },
-        tools,
+        tools: tools.into(),
         state: None,
         options: None,
         metadata: None,

@@ -106,7 +106,7 @@ impl Reference {
                 reply_to: None,
                 provenance: None,
             },
-            tools: self.tools(),
+            tools: self.tools().into(),
             state: None,
             options: None,
             metadata: None,
