@@ -177,13 +177,10 @@ impl Authorizer {
 
     /// [`Authorizer::decide`] as one of a batch sharing `memo`; every
     /// decision of the batch must be made against the same `authority`.
-    pub fn decide_in_batch(
-        &self,
-        authority: &ResolvedAuthority,
-        question: Question<'_>,
-        memo: &ChainMemo,
-    ) -> (Decision, Explanation) {
-        self.decide_with(authority, question, Some(memo))
+    /// Batched decisions (a listing, a reach) are never recorded one by one,
+    /// so they are not explained: rejected grants are not collected.
+    pub fn decide_in_batch(&self, authority: &ResolvedAuthority, question: Question<'_>, memo: &ChainMemo) -> Decision {
+        self.decide_with(authority, question, Some(memo)).0
     }
 
     fn decide_with(
@@ -195,6 +192,7 @@ impl Authorizer {
         let context = &authority.context;
         let mut walk = Walk {
             explanation: Explanation { grants_resolved: authority.grants.len(), ..Explanation::default() },
+            explained: memo.is_none(),
             ..Walk::default()
         };
         let at = match memo {
@@ -375,6 +373,8 @@ impl Authorizer {
 #[derive(Default)]
 struct Walk {
     explanation: Explanation,
+    /// Whether rejected grants are collected into the explanation.
+    explained: bool,
     delegation: Option<ChainVerdict>,
     policy_denial: Option<Decision>,
     exhausted: bool,
@@ -382,7 +382,9 @@ struct Walk {
 
 impl Walk {
     fn reject(&mut self, grant: &Grant, reason: Rejection) {
-        self.explanation.rejected_grants.push((grant.id.clone(), reason));
+        if self.explained {
+            self.explanation.rejected_grants.push((grant.id.clone(), reason));
+        }
     }
 
     /// Keeps the worst chain failure: unverified beats invalid; among equals the first stays.

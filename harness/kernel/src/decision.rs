@@ -33,13 +33,8 @@ impl Core {
     }
 
     /// [`Core::decide`] for one of several decisions made back to back
-    /// (nothing awaited in between), sharing their chain walks.
-    pub(crate) fn decide_in(
-        &self,
-        authority: &ResolvedAuthority,
-        ask: &Ask<'_>,
-        memo: &ChainMemo,
-    ) -> (Decision, Explanation) {
+    /// (nothing awaited in between), sharing their chain walks; unexplained.
+    pub(crate) fn decide_in(&self, authority: &ResolvedAuthority, ask: &Ask<'_>, memo: &ChainMemo) -> Decision {
         self.authorizer.decide_in_batch(authority, question(ask), memo)
     }
 

@@ -99,7 +99,7 @@ impl Kernel {
                 consume: false,
                 operation_id: None,
             };
-            let (decision, _) = self.core.decide_in(authority, &ask, &memo);
+            let decision = self.core.decide_in(authority, &ask, &memo);
             if decision.allowed {
                 listed.push(definition.clone());
             } else {
@@ -171,7 +171,7 @@ impl Kernel {
                         consume: false,
                         operation_id: None,
                     };
-                    let (decision, _) = self.core.decide_in(authority, &ask, &memo);
+                    let decision = self.core.decide_in(authority, &ask, &memo);
                     if decision.reason_code == ReasonCode::UsageStoreUnavailable {
                         return Reach::Unavailable { reason_code: decision.reason_code.as_str().to_string() };
                     }
