@@ -116,17 +116,26 @@ pub struct Authorizer {
 
 /// Chain verdicts shared by decisions made together: against one
 /// authority, at one pair of instants, with nothing able to run between
-/// them (no await), so the resolver cannot change in between and each
-/// grant's ancestors need walking once for the whole batch.
+/// them (no await), so neither the resolver nor the verifier can change in
+/// between, each grant's ancestors need walking once for the whole batch,
+/// and each grant's eligibility judging once.
 #[derive(Debug, Default)]
 pub struct ChainMemo {
     verdicts: RefCell<Vec<(usize, Instants, ChainVerdict)>>,
     /// Each grant's parsed window, by position in the authority.
     windows: RefCell<Vec<Option<Window>>>,
+    /// Each grant's first failed eligibility condition (or none) at the
+    /// instants it was judged at, by position: eligibility reads the grant,
+    /// the shared context and the instants, never the requirement.
+    eligibility: RefCell<Vec<Option<Judged>>>,
     /// The instants of the last question's operation instant (the batch
     /// shares one context, so only that instant can differ).
     instants: RefCell<Option<(Option<String>, Option<Instants>)>>,
 }
+
+/// A grant's eligibility as judged at a pair of instants: its first failed
+/// condition, or `None` when it is eligible.
+type Judged = (Instants, Option<Rejection>);
 
 impl ChainMemo {
     /// An empty memo for one batch of decisions.
@@ -154,6 +163,29 @@ impl ChainMemo {
                 let instants = decision_instants(context, operation_at);
                 *known = Some((operation_at.map(str::to_string), instants));
                 instants
+            }
+        }
+    }
+
+    /// Why grant `index` is ineligible at `at` (or `None`), judged by
+    /// `judge` only once per instants.
+    fn ineligibility(
+        &self,
+        index: usize,
+        at: Instants,
+        judge: impl FnOnce() -> Option<Rejection>,
+    ) -> Option<Rejection> {
+        let known = self.eligibility.borrow().get(index).copied().flatten();
+        match known {
+            Some((when, answer)) if when == at => answer,
+            _ => {
+                let answer = judge();
+                let mut eligibility = self.eligibility.borrow_mut();
+                if eligibility.len() <= index {
+                    eligibility.resize(index + 1, None);
+                }
+                eligibility[index] = Some((at, answer));
+                answer
             }
         }
     }
@@ -211,8 +243,13 @@ impl Authorizer {
                 Some(memo) => memo.verdict(index, at, chain),
                 None => chain(),
             };
-            let window = memo.map_or_else(|| Window::of(grant), |memo| memo.window(index, grant));
-            if let Some(decision) = self.consider(authority, grant, window, &question, at, chain, &mut walk) {
+            let ineligible = match memo {
+                Some(memo) => {
+                    memo.ineligibility(index, at, || self.ineligibility(grant, memo.window(index, grant), context, at))
+                }
+                None => self.ineligibility(grant, Window::of(grant), context, at),
+            };
+            if let Some(decision) = self.consider(authority, grant, ineligible, &question, at, chain, &mut walk) {
                 return (decision, walk.explanation);
             }
         }
@@ -227,14 +264,14 @@ impl Authorizer {
         &self,
         authority: &ResolvedAuthority,
         grant: &Grant,
-        window: Window,
+        ineligible: Option<Rejection>,
         question: &Question<'_>,
         at: Instants,
         chain: impl FnOnce(Instants) -> ChainVerdict,
         walk: &mut Walk,
     ) -> Option<Decision> {
         let context = &authority.context;
-        if let Some(reason) = self.ineligibility(grant, window, context, at) {
+        if let Some(reason) = ineligible {
             walk.reject(grant, reason);
             return None;
         }
