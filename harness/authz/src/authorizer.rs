@@ -114,11 +114,11 @@ pub struct Authorizer {
     pub ceiling: Option<Rc<dyn HostCeiling>>,
 }
 
-/// Chain verdicts shared by decisions made together: against one
-/// authority, at one pair of instants, with nothing able to run between
-/// them (no await), so neither the resolver nor the verifier can change in
-/// between, each grant's ancestors need walking once for the whole batch,
-/// and each grant's eligibility judging once.
+/// What decisions made together share: they are made against one
+/// authority with nothing able to run between them (no await), so neither
+/// the resolver nor the verifier can change in between. Each grant's
+/// ancestors need walking, its window parsing and its eligibility judging
+/// once per pair of instants for the whole batch.
 #[derive(Debug, Default)]
 pub struct ChainMemo {
     verdicts: RefCell<Vec<(usize, Instants, ChainVerdict)>>,
