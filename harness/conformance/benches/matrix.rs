@@ -90,7 +90,9 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
     let (turn, audit, identity, tools) = runtime.block_on(async {
         let world = World::build(&condition.world).expect("the world builds");
         let identity = Identity::new(case, &script, condition, &world).expect("identity hashes");
-        let turns = run_turns(&world, &condition.world, &script, &cell_key(), kind).await.expect("the turns run");
+        let memos = Rc::default();
+        let turns =
+            run_turns(&world, &condition.world, &script, &cell_key(), kind, &memos).await.expect("the turns run");
         let turn = turns.into_iter().next().expect("one turn ran");
         (turn, world.fixtures.audit.events(), identity, world.requested_tools.clone())
     });

@@ -18,6 +18,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
+use sharedos_model::tool::ToolDefinition;
 use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
@@ -32,6 +33,10 @@ pub mod codes {
     /// One `next` read more frames than the driver tolerates.
     pub const HARNESS_FRAME_LIMIT_EXCEEDED: &str = "harness_frame_limit_exceeded";
 }
+
+/// Renders a catalogue in a protocol's tool shape (see
+/// [`EvalHarnessDriverOptions::render_tools`]).
+pub type ToolRenderer = Rc<dyn Fn(&dyn HarnessProtocol, &[ToolDefinition]) -> Rc<Value>>;
 
 /// How an eval-harness driver is built.
 #[derive(Clone)]
@@ -49,6 +54,10 @@ pub struct EvalHarnessDriverOptions {
     pub max_ignored_frames: Option<u64>,
     /// The step-declaration policy.
     pub declare_step: Option<DeclareStep>,
+    /// Renders each turn's catalogue; `None` asks the protocol's
+    /// `describe_tools` every turn. A host that runs many turns over the
+    /// same catalogue can hand in one that remembers its renderings.
+    pub render_tools: Option<ToolRenderer>,
 }
 
 impl EvalHarnessDriverOptions {
@@ -67,6 +76,7 @@ impl EvalHarnessDriverOptions {
             seat: SeatTextOptions::default(),
             max_ignored_frames: None,
             declare_step: None,
+            render_tools: None,
         }
     }
 }
@@ -78,6 +88,7 @@ impl fmt::Debug for EvalHarnessDriverOptions {
             .field("protocol", &self.protocol.id())
             .field("seat", &self.seat)
             .field("max_ignored_frames", &self.max_ignored_frames)
+            .field("render_tools", &self.render_tools.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -136,7 +147,10 @@ impl EvalHarnessDriver {
             execution_id: request.execution_id.clone(),
             prompt: text.prompt,
             instructions: text.instructions,
-            tools: self.options.protocol.describe_tools(&request.tools),
+            tools: match &self.options.render_tools {
+                Some(render) => render(self.options.protocol.as_ref(), &request.tools),
+                None => Rc::new(self.options.protocol.describe_tools(&request.tools)),
+            },
             context: request.context.clone(),
             metadata: request.metadata.clone(),
         };

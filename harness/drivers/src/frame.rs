@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sharedos_model::access::RuntimeVisibleContext;
 use sharedos_model::tool::ProtocolError;
+use std::rc::Rc;
 
 /// One JSON object in the vendor's own shape.
 pub type HarnessFrame = Map<String, Value>;
@@ -73,8 +74,9 @@ pub struct HarnessTurnRequest {
     /// The instructions, when there are any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// The permission-filtered catalogue, already rendered by the protocol.
-    pub tools: Value,
+    /// The permission-filtered catalogue, already rendered by the protocol;
+    /// shared, since turns over one catalogue render it alike.
+    pub tools: Rc<Value>,
     /// The sanitised context.
     pub context: RuntimeVisibleContext,
     /// The request's metadata, when it has some.

@@ -21,7 +21,7 @@ fn request() -> HarnessTurnRequest {
         execution_id: "t1".to_string(),
         prompt: "p".to_string(),
         instructions: None,
-        tools: json!([]),
+        tools: json!([]).into(),
         context: RuntimeVisibleContext {
             actor: Address::agent("seat"),
             owner: Address::human("owner"),

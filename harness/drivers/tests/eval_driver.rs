@@ -92,7 +92,7 @@ async fn d18_the_seat_is_hashed_before_the_transport_opens_and_the_turn_request_
         .filter(|t| visible.as_array().unwrap().contains(&json!(t.name)))
         .cloned()
         .collect();
-    assert_eq!(opened.tools, StepsProtocol.describe_tools(&effective), "the permission-filtered catalogue only");
+    assert_eq!(*opened.tools, StepsProtocol.describe_tools(&effective), "the permission-filtered catalogue only");
     assert!(!visible.as_array().unwrap().contains(&json!("admin.grant.issue")));
     assert_eq!(opened.context.trace_id, world.request(None, None).context.trace_id);
     assert_eq!(opened.metadata, None);

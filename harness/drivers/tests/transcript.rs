@@ -28,7 +28,7 @@ fn request(execution_id: &str) -> HarnessTurnRequest {
         execution_id: execution_id.to_string(),
         prompt: "do the thing".to_string(),
         instructions: None,
-        tools: json!([]),
+        tools: json!([]).into(),
         context: RuntimeVisibleContext {
             actor: Address::agent("seat"),
             owner: Address::human("owner"),

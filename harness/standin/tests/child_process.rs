@@ -44,7 +44,7 @@ fn request() -> HarnessTurnRequest {
         execution_id: "standin.turn".to_string(),
         prompt: "read the notes".to_string(),
         instructions: None,
-        tools: json!([]),
+        tools: json!([]).into(),
         context: RuntimeVisibleContext {
             actor: Address::agent("seat"),
             owner: Address::human("owner"),

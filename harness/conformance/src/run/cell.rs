@@ -157,7 +157,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let world = World::build_sharing(&condition.world, Rc::clone(&row.memos.kernel))?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
-    let turns = run_turns(&world, &condition.world, script, &key, column.kind).await?;
+    let turns = run_turns(&world, &condition.world, script, &key, column.kind, &row.memos).await?;
     let after_result = activity_after_result(&world).await;
     let records_of = RecordContext {
         case,

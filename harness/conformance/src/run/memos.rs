@@ -2,10 +2,13 @@
 
 use super::cell::{CellError, WorldIdentity};
 use crate::world_options::WorldOptions;
+use serde_json::Value;
+use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_kernel::memos::HashMemos;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
+use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -13,6 +16,8 @@ use std::sync::Arc;
 const CAPACITY: usize = 32;
 /// How many distinct worlds the memo keeps (the committed suite arms 67).
 const WORLD_CAPACITY: usize = 128;
+/// How many (protocol, catalogue) renderings the memo keeps.
+const RENDERING_CAPACITY: usize = 64;
 
 /// Hashes and canonical bytes remembered by the value they cover, shared
 /// by the rows one worker runs: most worlds list the same catalogue and
@@ -27,11 +32,18 @@ pub struct RunMemos {
     tools: Memo<Vec<ToolDefinition>, Arc<[u8]>>,
     /// The hashes of the world a condition's options arm.
     worlds: Memo<WorldOptions, WorldIdentity>,
+    /// Catalogues as each vendor protocol renders them for its harness.
+    renderings: Memo<(&'static str, Vec<ToolDefinition>), Rc<Value>>,
 }
 
 impl Default for RunMemos {
     fn default() -> RunMemos {
-        RunMemos { kernel: Rc::default(), tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY) }
+        RunMemos {
+            kernel: Rc::default(),
+            tools: Memo::new(CAPACITY),
+            worlds: Memo::new(WORLD_CAPACITY),
+            renderings: Memo::new(RENDERING_CAPACITY),
+        }
     }
 }
 
@@ -60,5 +72,41 @@ impl RunMemos {
         compute: impl FnOnce() -> Result<WorldIdentity, CellError>,
     ) -> Result<WorldIdentity, CellError> {
         self.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
+    }
+
+    /// `tools` in `protocol`'s tool shape. A protocol renders a catalogue
+    /// from the catalogue alone, so the rendering is the same for every
+    /// turn that offers these tools.
+    pub fn rendered_tools(&self, protocol: &dyn HarnessProtocol, tools: &[ToolDefinition]) -> Rc<Value> {
+        let id = protocol.id();
+        let Ok(rendered) = self.renderings.get_or_compute(
+            |(known_id, known)| *known_id == id && known.as_slice() == tools,
+            || (id, tools.to_vec()),
+            || Ok::<_, Infallible>(Rc::new(protocol.describe_tools(tools))),
+        );
+        rendered
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::RunMemos;
+    use crate::world::World;
+    use crate::world_options::WorldOptions;
+    use sharedos_drivers::vendor::Vendor;
+    use std::rc::Rc;
+
+    #[test]
+    fn a_catalogue_is_rendered_once_per_protocol_and_as_the_protocol_renders_it() {
+        let memos = RunMemos::default();
+        let tools = World::build(&WorldOptions::default()).unwrap().requested_tools;
+        let (codex, pi) = (Vendor::Codex.protocol(), Vendor::Pi.protocol());
+        let first = memos.rendered_tools(codex.as_ref(), &tools);
+        assert_eq!(*first, codex.describe_tools(&tools));
+        assert!(Rc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &tools)), "remembered");
+        assert_eq!(*memos.rendered_tools(pi.as_ref(), &tools), pi.describe_tools(&tools), "keyed by protocol");
+        let fewer = &tools[1..];
+        assert_eq!(*memos.rendered_tools(codex.as_ref(), fewer), codex.describe_tools(fewer), "keyed by catalogue");
     }
 }

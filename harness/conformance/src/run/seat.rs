@@ -1,6 +1,7 @@
 //! Who sits in a column's seat for one turn: the adversary itself, or the
 //! standard loop with a driver fed what the script says the seat says.
 
+use super::memos::RunMemos;
 use crate::adversary::Adversary;
 use crate::attempt_call::IssueContext;
 use crate::column::ColumnKind;
@@ -81,7 +82,8 @@ impl SeatScript {
     }
 }
 
-/// The runtime seated in `kind` for one turn.
+/// The runtime seated in `kind` for one turn; a vendor's catalogue
+/// renderings are remembered in `memos`.
 ///
 /// # Errors
 /// When a driver cannot be built from the script.
@@ -90,11 +92,12 @@ pub fn seat(
     script: &Rc<AttackScript>,
     turn: u32,
     seat_script: &SeatScript,
+    memos: &Rc<RunMemos>,
 ) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
     match kind {
         ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
         ColumnKind::ModelScripted => model_seat(seat_script),
-        ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script),
+        ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, memos),
     }
 }
 
@@ -110,12 +113,18 @@ fn model_seat(seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatErr
     Ok(Rc::new(seated))
 }
 
-fn vendor_seat(vendor: Vendor, seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+fn vendor_seat(
+    vendor: Vendor,
+    seat_script: &SeatScript,
+    memos: &Rc<RunMemos>,
+) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
     let writer = vendor.writer();
     let batches = vendor_batches(writer.as_ref(), &seat_script.calls, &seat_script.ending, &seat_script.execution_id);
     let transport = TranscriptTransport::new(batches).map_err(|e| SeatError::Driver(e.to_string()))?;
     let mut options = EvalHarnessDriverOptions::new(vendor.manifest(), Rc::from(vendor.protocol()), Rc::new(transport));
     options.declare_step = seat_script.declare_step();
+    let memos = Rc::clone(memos);
+    options.render_tools = Some(Rc::new(move |protocol, tools| memos.rendered_tools(protocol, tools)));
     let driver = EvalHarnessDriver::new(options).map_err(|e| SeatError::Driver(e.to_string()))?;
     let seated =
         StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;

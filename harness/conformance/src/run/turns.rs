@@ -1,5 +1,6 @@
 //! Running one cell's turns, in order, against one world on a paused clock.
 
+use super::memos::RunMemos;
 use super::request::{execution_id, turn_request};
 use super::seat::{seat, SeatScript};
 use crate::adversary::Adversary;
@@ -54,7 +55,8 @@ pub enum TurnError {
     },
 }
 
-/// Runs every turn of `script` for one cell with the column's runtime seated.
+/// Runs every turn of `script` for one cell with the column's runtime
+/// seated, its worker's memos in `memos`.
 ///
 /// # Errors
 /// When the executor cannot be built or refuses a request.
@@ -64,6 +66,7 @@ pub async fn run_turns(
     script: &Rc<AttackScript>,
     cell: &CellKey,
     column: ColumnKind,
+    memos: &Rc<RunMemos>,
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
     let mut turns = Vec::new();
     // The envelope's clock is the world's plus the virtual time the cell
@@ -86,7 +89,7 @@ pub async fn run_turns(
         let adversary = (column == ColumnKind::Adversary).then(|| Adversary::new(Rc::clone(script), turn));
         let runtime: Rc<dyn RuntimePlugin> = match &adversary {
             Some(adversary) => Rc::new(adversary.clone()),
-            None => seat(column, script, turn, &seat_script)
+            None => seat(column, script, turn, &seat_script, memos)
                 .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
         };
         let executor = Executor::new(world.kernel.clone(), runtime, executor_options)
