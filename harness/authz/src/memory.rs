@@ -92,18 +92,24 @@ pub struct InMemoryResolver {
 impl InMemoryResolver {
     /// A resolver over `grants` (a later grant with the same key replaces an earlier one).
     #[must_use]
-    pub fn new(grants: impl IntoIterator<Item = Grant>) -> InMemoryResolver {
+    /// Grants may come shared (`Rc<Grant>`): the resolver then holds the
+    /// same grant, and an edit copies it.
+    pub fn new<G: Into<Rc<Grant>>>(grants: impl IntoIterator<Item = G>) -> InMemoryResolver {
         let resolver = InMemoryResolver::default();
         for grant in grants {
-            resolver.insert(grant);
+            resolver.insert_shared(grant.into());
         }
         resolver
     }
 
     /// Adds or replaces one grant.
     pub fn insert(&self, grant: Grant) {
+        self.insert_shared(Rc::new(grant));
+    }
+
+    fn insert_shared(&self, grant: Rc<Grant>) {
         let mut grants = self.grants.borrow_mut();
-        grants.entry(grant.namespace_id.clone()).or_default().insert(grant.id.clone(), Rc::new(grant));
+        grants.entry(grant.namespace_id.clone()).or_default().insert(grant.id.clone(), grant);
     }
 
     /// Marks every grant with `grant_id` revoked at `at`; false when there is none.

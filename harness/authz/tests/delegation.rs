@@ -75,7 +75,7 @@ fn k51_a_derived_grant_without_a_resolver_is_unverified() {
 fn k52_a_missing_parent_or_a_failing_resolver_is_unverified() {
     let root = root_files();
     let g = agent_read(&root);
-    let empty = InMemoryResolver::new([]);
+    let empty = InMemoryResolver::default();
     assert_eq!(
         validate_chain(&g, &ctx(), now(), Some(&empty), MAX_CHAIN_LINKS),
         ChainVerdict::Unverified { code: UnverifiedCode::ParentNotFound, grant_id: "grant-read".to_string() }

@@ -50,7 +50,7 @@ pub fn known_grants() -> Vec<String> {
         escalation_withheld: false,
         ledger_accounts: true,
     };
-    grant_set(&every_conditional_grant).all().into_iter().map(|g| g.id).collect()
+    grant_set(&every_conditional_grant).all().into_iter().map(|g| g.id.clone()).collect()
 }
 
 /// True when some world of the suite can issue a grant with this id.

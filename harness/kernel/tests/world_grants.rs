@@ -6,7 +6,7 @@ use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_LEDGER, GRAN
 use sharedos_model::capability::Scope;
 use sharedos_model::validate::Validate;
 
-fn ids(grants: &[sharedos_model::capability::Grant]) -> Vec<&str> {
+fn ids(grants: &[std::rc::Rc<sharedos_model::capability::Grant>]) -> Vec<&str> {
     grants.iter().map(|g| g.id.as_str()).collect()
 }
 

@@ -107,7 +107,7 @@ impl<'a> WorldDescription<'a> {
             namespace_id: NAMESPACE_ID,
             enabled_tool_namespaces: world.enabled_tool_namespaces(),
             // Roots first, as `GrantSet::all` orders them.
-            grants_issued: grants.roots.iter().chain(grants.agent.iter()).collect(),
+            grants_issued: grants.roots.iter().chain(grants.agent.iter()).map(|g| &**g).collect(),
             grants_held: world.fixtures.grant_source.grants(),
             tools: &world.requested_tools,
             fixtures: FIXTURE_VERSION,

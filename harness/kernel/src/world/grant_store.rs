@@ -12,6 +12,7 @@ use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::Grant;
+use std::borrow::Borrow;
 use std::cell::{Cell, RefCell};
 
 /// A trusted edit of a stored grant.
@@ -78,8 +79,9 @@ pub struct WorldGrantSource {
 impl WorldGrantSource {
     /// A source holding copies of `grants` in store order.
     #[must_use]
-    pub fn new(grants: &[Grant]) -> WorldGrantSource {
-        WorldGrantSource { grants: RefCell::new(grants.to_vec()), ..WorldGrantSource::default() }
+    pub fn new<G: Borrow<Grant>>(grants: &[G]) -> WorldGrantSource {
+        let grants = grants.iter().map(|g| g.borrow().clone()).collect();
+        WorldGrantSource { grants: RefCell::new(grants), ..WorldGrantSource::default() }
     }
 
     /// Every load asked, failed ones included.

@@ -5,6 +5,7 @@
 use super::constants::{self, EXECUTION, FILES, ISSUED_AT, MESSAGING, NAMESPACE_ID, NOTION, PURPOSE, SHAREDOS};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, Constraints, Grant, ResourceRef, Scope};
+use std::rc::Rc;
 
 /// Root: turn admission for the agent.
 pub const ROOT_EXECUTION: &str = "grant-root-execution";
@@ -78,22 +79,22 @@ pub struct GrantOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantSet {
     /// Owner → orchestrator roots.
-    pub roots: Vec<Grant>,
+    pub roots: Vec<Rc<Grant>>,
     /// Orchestrator → agent working grants.
-    pub agent: Vec<Grant>,
+    pub agent: Vec<Rc<Grant>>,
 }
 
 impl GrantSet {
     /// Every grant, roots first: what the chain resolver serves.
     #[must_use]
-    pub fn all(&self) -> Vec<Grant> {
+    pub fn all(&self) -> Vec<Rc<Grant>> {
         self.roots.iter().chain(self.agent.iter()).cloned().collect()
     }
 
     /// The grant with `id`, root or working.
     #[must_use]
     pub fn find(&self, id: &str) -> Option<&Grant> {
-        self.roots.iter().chain(self.agent.iter()).find(|g| g.id == id)
+        self.roots.iter().chain(self.agent.iter()).find(|g| g.id == id).map(|g| &**g)
     }
 }
 
@@ -224,14 +225,14 @@ pub fn grant_set(options: &GrantOptions) -> GrantSet {
     let root_caps = root_capabilities(options);
     let roots = root_caps
         .iter()
-        .map(|(id, capability)| world_grant(id, &owner, &orchestrator, capability.clone(), 2, None))
+        .map(|(id, capability)| Rc::new(world_grant(id, &owner, &orchestrator, capability.clone(), 2, None)))
         .collect();
     let agent = working_grants(options, &root_caps)
         .into_iter()
         .map(|(id, parent, capability, max_uses)| {
             let mut grant = world_grant(id, &orchestrator, &agent, capability, 1, Some(parent));
             grant.constraints.max_uses = max_uses;
-            grant
+            Rc::new(grant)
         })
         .collect();
     GrantSet { roots, agent }

@@ -144,35 +144,35 @@ impl MessagingArming {
             if recipient.send != SendGrant::Withheld {
                 let capability = exact_capability(MESSAGING, address, constants::SEND_ACTION);
                 let root = send_root_id(address);
-                set.roots.push(world_grant(&root, &owner, &orchestrator, capability.clone(), 2, None));
+                set.roots.push(Rc::new(world_grant(&root, &owner, &orchestrator, capability.clone(), 2, None)));
                 let mut grant =
                     world_grant(&send_grant_id(address), &orchestrator, &sender, capability, 1, Some(&root));
                 grant.constraints.max_uses = (recipient.send == SendGrant::SingleUse).then_some(1);
-                set.agent.push(grant);
+                set.agent.push(Rc::new(grant));
             }
             if recipient.execution {
                 let capability = exact_capability(EXECUTION, address, constants::INVOKE_ACTION);
                 let root = execution_root_id(address);
-                set.roots.push(world_grant(&root, &owner, &orchestrator, capability.clone(), 2, None));
-                set.agent.push(world_grant(
+                set.roots.push(Rc::new(world_grant(&root, &owner, &orchestrator, capability.clone(), 2, None)));
+                set.agent.push(Rc::new(world_grant(
                     &execution_grant_id(address),
                     &orchestrator,
                     address,
                     capability,
                     1,
                     Some(&root),
-                ));
+                )));
             }
             if recipient.reads {
                 let capability = owned_capability(FILES, &constants::WORKSPACE, &constants::READ_ACTIONS);
-                set.agent.push(world_grant(
+                set.agent.push(Rc::new(world_grant(
                     &read_grant_id(address),
                     &orchestrator,
                     address,
                     capability,
                     1,
                     Some(ROOT_FILES),
-                ));
+                )));
             }
         }
     }
