@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 
 /// A key from `keys`, or a short lowercase one.
-fn key(keys: &'static [&'static str]) -> impl Strategy<Value = String> {
+fn key(keys: &'static [&'static str]) -> impl Strategy<Value = String> + Clone {
     prop_oneof![prop::sample::select(keys).prop_map(str::to_string), "[a-z_]{0,8}"]
 }
 
@@ -27,13 +27,7 @@ pub fn json(keys: &'static [&'static str], types: &'static [&'static str]) -> im
         ".{0,12}".prop_map(Value::from),
         frame_type(types),
     ];
-    leaf.prop_recursive(4, 48, 6, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key(keys), inner, 0..6)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    nested(leaf, key(keys), 4, 48)
 }
 
 /// An arbitrary frame whose `type` is one of `types`.
@@ -63,11 +57,23 @@ pub fn worded_json(keys: &'static [&'static str], words: &'static [&'static str]
         any::<String>().prop_map(Value::String),
         prop::sample::select(words).prop_map(|word| Value::String(word.to_string())),
     ];
-    leaf.prop_recursive(5, 64, 6, move |inner| {
-        let key = prop_oneof![prop::sample::select(keys).prop_map(str::to_string), "[a-zA-Z]{0,6}"];
+    let key = prop_oneof![prop::sample::select(keys).prop_map(str::to_string), "[a-zA-Z]{0,6}"];
+    nested(leaf, key, 5, 64)
+}
+
+/// Arrays and objects (keys drawn from `key`) nested over `leaf`, up to
+/// `depth` levels and about `size` values.
+fn nested(
+    leaf: impl Strategy<Value = Value> + 'static,
+    key: impl Strategy<Value = String> + Clone + 'static,
+    depth: u32,
+    size: u32,
+) -> impl Strategy<Value = Value> {
+    leaf.prop_recursive(depth, size, 6, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key, inner, 0..6).prop_map(|map| Value::Object(map.into_iter().collect())),
+            prop::collection::btree_map(key.clone(), inner, 0..6)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
         ]
     })
 }
