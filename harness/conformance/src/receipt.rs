@@ -35,12 +35,37 @@ pub const NO_OPERATION: &str = "the record carries no operation for this attempt
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AttemptReceipt {
-    /// The script.
-    pub move_id: String,
-    /// The script's kind.
-    pub kind: MoveKind,
+    /// Sorted argument keys; never values.
+    pub argument_keys: Vec<String>,
     /// The attempt.
     pub attempt_id: String,
+    /// Whether it was issued.
+    pub attempted: bool,
+    /// The call id it was issued under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// A refusal the kernel let stand behind the code (e.g. the transport's
+    /// `route_lease_revoked` behind `message_request_not_accepted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// Why it was not issued, or what an inspection found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The expectation, copied from the attempt.
+    pub expect: Expectation,
+    /// The id of a forged grant it carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forged_grant_id: Option<String>,
+    /// The script's kind.
+    pub kind: MoveKind,
+    /// The script.
+    pub move_id: String,
+    /// What SharedOS answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<ToolStatus>,
+    /// The code of a non-success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
     /// Its role.
     pub role: Role,
     /// The tool it called.
@@ -49,31 +74,6 @@ pub struct AttemptReceipt {
     /// Its turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
-    /// Whether it was issued.
-    pub attempted: bool,
-    /// The call id it was issued under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
-    /// Sorted argument keys; never values.
-    pub argument_keys: Vec<String>,
-    /// The id of a forged grant it carried.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forged_grant_id: Option<String>,
-    /// What SharedOS answered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed: Option<ToolStatus>,
-    /// The code of a non-success.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason_code: Option<String>,
-    /// A refusal the kernel let stand behind the code (e.g. the transport's
-    /// `route_lease_revoked` behind `message_request_not_accepted`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<String>,
-    /// The expectation, copied from the attempt.
-    pub expect: Expectation,
-    /// Why it was not issued, or what an inspection found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
 }
 
 impl AttemptReceipt {
@@ -134,20 +134,20 @@ impl AttemptReceipt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdversarialTurnReport {
-    /// Schema version ([`REPORT_VERSION`]).
-    pub version: String,
-    /// The runtime's id.
-    pub runtime_id: String,
     /// The turn.
     pub execution_id: String,
-    /// The turn's trace.
-    pub trace_id: String,
-    /// The catalogue names the runtime was shown.
-    pub visible_tools: Vec<String>,
     /// The scripts it ran.
     pub move_ids: Vec<String>,
     /// One receipt per attempt of the turn.
     pub receipts: Vec<AttemptReceipt>,
+    /// The runtime's id.
+    pub runtime_id: String,
+    /// The turn's trace.
+    pub trace_id: String,
+    /// Schema version ([`REPORT_VERSION`]).
+    pub version: String,
+    /// The catalogue names the runtime was shown.
+    pub visible_tools: Vec<String>,
 }
 
 impl AdversarialTurnReport {

@@ -12,11 +12,11 @@ use serde_json::{Map, Value};
 pub struct ResourceRef {
     /// Authority domain (`files`, `sharedos.messaging`, ...).
     pub namespace: String,
-    /// Path segments, compared segment-wise.
-    pub path: Vec<String>,
     /// Whose resource; absent means the context owner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<Address>,
+    /// Path segments, compared segment-wise.
+    pub path: Vec<String>,
 }
 
 impl ResourceRef {

@@ -118,13 +118,13 @@ pub struct RuntimeLimits {
 pub struct RuntimeManifest {
     /// Runtime id.
     pub id: String,
-    /// Runtime version.
-    pub version: String,
-    /// Protocol epoch.
-    pub protocol_version: String,
     /// Opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// Protocol epoch.
+    pub protocol_version: String,
+    /// Runtime version.
+    pub version: String,
 }
 
 impl Validate for RuntimeManifest {
@@ -268,13 +268,13 @@ impl ExecutionStatus {
 pub struct Escalation {
     /// Why.
     pub reason: String,
-    /// Who is assumed to review (the context owner).
-    pub reviewer: Address,
     /// When.
     pub requested_at: String,
     /// What authority would resolve it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_authority: Option<CapabilityRequest>,
+    /// Who is assumed to review (the context owner).
+    pub reviewer: Address,
     /// Always `pending`.
     pub status: String,
 }
@@ -283,23 +283,23 @@ pub struct Escalation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExecutionEvent {
-    /// Protocol epoch.
-    pub version: String,
+    /// Payload; never arguments, results or message payloads.
+    pub data: Value,
     /// Derived event id.
     pub event_id: String,
     /// The turn.
     pub execution_id: String,
-    /// The turn's trace.
-    pub trace_id: String,
+    /// Envelope clock.
+    pub occurred_at: String,
     /// 0, 1, 2, ... without gaps.
     pub sequence: u64,
+    /// The turn's trace.
+    pub trace_id: String,
     /// Event type (see the envelope's vocabulary).
     #[serde(rename = "type")]
     pub kind: String,
-    /// Payload; never arguments, results or message payloads.
-    pub data: Value,
-    /// Envelope clock.
-    pub occurred_at: String,
+    /// Protocol epoch.
+    pub version: String,
 }
 
 /// What the envelope returns for a turn.

@@ -8,6 +8,10 @@
 //! Every object is strict (unknown keys are refused); bounds that serde cannot
 //! express are checked by [`ExecutionRecord::issues`], which lists every
 //! problem at once so a completeness check can report each as a gap.
+//!
+//! Fields are declared in canonical (RFC 8785) key order, so hashing a
+//! record writes each object as it comes, without reordering its members
+//! (`tests/field_order.rs` keeps it so).
 
 use crate::address::Address;
 use crate::audit::Source;
@@ -39,23 +43,23 @@ pub const MAX_EVENTS: usize = 8192;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExecutionRecord {
-    /// Schema version ([`RECORD_VERSION`]).
-    pub version: String,
-    /// When the record was taken (a virtual instant).
-    pub recorded_at: String,
-    /// Which experiment this turn belongs to.
-    pub experiment: ExperimentIdentity,
-    /// What ran the turn.
-    pub system: SystemIdentity,
     /// Whose authority the turn exercised, and the snapshots it saw.
     pub authority: AuthorityRecord,
+    /// Counts and timings.
+    pub cost: CostRecord,
     /// What happened.
     pub execution: ExecutionSection,
+    /// Which experiment this turn belongs to.
+    pub experiment: ExperimentIdentity,
+    /// When the record was taken (a virtual instant).
+    pub recorded_at: String,
     /// State references; SharedOS never captures state itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<StateRecord>,
-    /// Counts and timings.
-    pub cost: CostRecord,
+    /// What ran the turn.
+    pub system: SystemIdentity,
+    /// Schema version ([`RECORD_VERSION`]).
+    pub version: String,
 }
 
 /// Either spelling a seed may take.
@@ -73,41 +77,41 @@ pub enum Seed {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExperimentIdentity {
-    /// The experiment (e.g. `kernel-conformance`).
-    pub experiment_id: String,
-    /// The task (the case id).
-    pub task_id: String,
-    /// The run (condition and column, plus the turn of a multi-turn move).
-    pub run_id: String,
-    /// Hash of the question asked.
-    pub spec_hash: String,
-    /// Hash of the world it was asked in.
-    pub world_hash: String,
     /// Hash of the grading rules.
     pub evaluator_hash: String,
-    /// Seed, when the experiment has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<Seed>,
+    /// The experiment (e.g. `kernel-conformance`).
+    pub experiment_id: String,
     /// Opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// The run (condition and column, plus the turn of a multi-turn move).
+    pub run_id: String,
+    /// Seed, when the experiment has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<Seed>,
+    /// Hash of the question asked.
+    pub spec_hash: String,
+    /// The task (the case id).
+    pub task_id: String,
+    /// Hash of the world it was asked in.
+    pub world_hash: String,
 }
 
 /// The software that ran the turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SystemIdentity {
-    /// Protocol epoch (`"1"`).
-    pub protocol_version: String,
-    /// Version of the kernel and envelope under test.
-    pub shared_os_version: String,
-    /// The runtime in the seat.
-    pub runtime: RuntimeManifest,
     /// The adapter (the column id).
     pub adapter_id: String,
     /// The adapter's version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adapter_version: Option<String>,
+    /// Hash of the model-facing catalogue, when one crossed a published boundary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog_hash: Option<String>,
+    /// Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
     /// The model, when one was in the seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -116,35 +120,35 @@ pub struct SystemIdentity {
     pub model_provider: Option<String>,
     /// Hash of the tool policy (enabled namespaces and tools).
     pub policy_hash: String,
-    /// Hash of the model-facing catalogue, when one crossed a published boundary.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub catalog_hash: Option<String>,
-    /// Number of tools exposed, alongside `catalogHash`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_count: Option<u64>,
     /// Hash of the instructions and prompt the runtime stated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_hash: Option<String>,
+    /// Protocol epoch (`"1"`).
+    pub protocol_version: String,
+    /// The runtime in the seat.
+    pub runtime: RuntimeManifest,
+    /// Version of the kernel and envelope under test.
+    pub shared_os_version: String,
+    /// Number of tools exposed, alongside `catalogHash`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_count: Option<u64>,
     /// The declared tool surface (e.g. whether a shell was also available).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_policy: Option<Map<String, Value>>,
-    /// Opaque.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
 }
 
 /// The principals of the turn and the authority snapshots it decided against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthorityRecord {
-    /// Whose issued grants were exercised (the context's authority).
-    pub principal: Address,
     /// Who acted.
     pub actor: Address,
-    /// Whose resources.
-    pub owner: Address,
     /// The world.
     pub namespace_id: String,
+    /// Whose resources.
+    pub owner: Address,
+    /// Whose issued grants were exercised (the context's authority).
+    pub principal: Address,
     /// The purpose (1..=512 characters).
     pub purpose: String,
     /// Distinct snapshots, in first-seen order.
@@ -158,14 +162,14 @@ pub struct AuthorityRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthoritySnapshot {
-    /// The snapshot hash.
-    pub hash: String,
-    /// The grants it held.
-    pub grant_ids: Vec<String>,
-    /// How many grants it held.
-    pub grant_count: u64,
     /// First time it was resolved.
     pub first_seen_at: String,
+    /// How many grants it held.
+    pub grant_count: u64,
+    /// The grants it held.
+    pub grant_ids: Vec<String>,
+    /// The snapshot hash.
+    pub hash: String,
     /// Last time it was resolved.
     pub last_seen_at: String,
     /// How often it was resolved (at least 1).
@@ -207,6 +211,7 @@ impl EndedBy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EscalationAsked {
+    // Out of key order: the manifest prints it as declared, tool first.
     /// The affordance it recognised (e.g. `sharedos.escalate`).
     pub tool: String,
     /// Why it asked.
@@ -217,42 +222,42 @@ pub struct EscalationAsked {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExecutionSection {
-    /// The turn.
-    pub execution_id: String,
-    /// The turn's trace.
-    pub trace_id: String,
     /// The executing agent.
     pub agent: Address,
+    /// Where the full audit trail lives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_ref: Option<AuditRef>,
+    /// Every authorization decision.
+    pub decisions: Vec<Decision>,
+    /// Who ended a failed turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<EndedBy>,
+    /// The recorded escalation on `escalated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<Escalation>,
+    /// The runtime's claim that it asked for a human.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation_asked: Option<EscalationAsked>,
+    /// Every envelope event, in order.
+    pub events: Vec<ExecutionEvent>,
+    /// The turn.
+    pub execution_id: String,
+    /// The catalogue the runtime was shown.
+    pub exposed_tools: Vec<String>,
+    /// Every operation outcome, in time order.
+    pub operations: Vec<Operation>,
+    /// The runtime's answer on `succeeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// The tools the host asked for.
+    pub requested_tools: Vec<String>,
     /// How it ended.
     pub status: ExecutionStatus,
     /// The ending's reason code, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_reason_code: Option<String>,
-    /// The runtime's answer on `succeeded`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
-    /// The recorded escalation on `escalated`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub escalation: Option<Escalation>,
-    /// Who ended a failed turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended_by: Option<EndedBy>,
-    /// The runtime's claim that it asked for a human.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub escalation_asked: Option<EscalationAsked>,
-    /// The catalogue the runtime was shown.
-    pub exposed_tools: Vec<String>,
-    /// The tools the host asked for.
-    pub requested_tools: Vec<String>,
-    /// Every authorization decision.
-    pub decisions: Vec<Decision>,
-    /// Every operation outcome, in time order.
-    pub operations: Vec<Operation>,
-    /// Every envelope event, in order.
-    pub events: Vec<ExecutionEvent>,
-    /// Where the full audit trail lives.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit_ref: Option<AuditRef>,
+    /// The turn's trace.
+    pub trace_id: String,
 }
 
 /// A decision's verdict.
@@ -269,30 +274,30 @@ pub enum DecisionOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Decision {
-    /// The operation instant.
-    pub at: String,
-    /// Allowed or denied.
-    pub outcome: DecisionOutcome,
-    /// The code (`allowed` on allow).
-    pub reason_code: String,
-    /// The call the decision was about.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
-    /// The resource decided on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<ResourceRef>,
     /// The action decided on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
-    /// Matched or overridden grant.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grant_id: Option<String>,
+    /// The operation instant.
+    pub at: String,
     /// The snapshot decided against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authority_hash: Option<String>,
     /// True when a fact could not be established rather than policy decided;
     /// such denials must stay out of denial rates.
     pub fail_closed: bool,
+    /// Matched or overridden grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_id: Option<String>,
+    /// The call the decision was about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// Allowed or denied.
+    pub outcome: DecisionOutcome,
+    /// The code (`allowed` on allow).
+    pub reason_code: String,
+    /// The resource decided on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceRef>,
 }
 
 /// What an operation was.
@@ -335,61 +340,61 @@ impl OperationOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Operation {
-    /// When it ended.
-    pub at: String,
-    /// Tool, resource or message.
-    pub kind: OperationKind,
-    /// Which boundary answered.
-    pub source: Source,
-    /// How it ended.
-    pub outcome: OperationOutcome,
-    /// The call id (or message id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
-    /// Tool name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// The resource.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<ResourceRef>,
     /// The action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
-    /// The grant exercised.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grant_id: Option<String>,
-    /// The code the caller was given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason_code: Option<String>,
+    /// When it ended.
+    pub at: String,
     /// The specific situation behind a shared code (e.g. `not_offered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
     /// True for infrastructure refusals.
     pub fail_closed: bool,
+    /// The grant exercised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_id: Option<String>,
+    /// Tool, resource or message.
+    pub kind: OperationKind,
+    /// The call id (or message id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// How it ended.
+    pub outcome: OperationOutcome,
+    /// The code the caller was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+    /// The resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceRef>,
+    /// Which boundary answered.
+    pub source: Source,
+    /// Tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 /// Where the audit trail of the turn is kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuditRef {
+    /// How many audit events the turn wrote.
+    pub event_count: u64,
     /// The sink's name.
     pub sink: String,
     /// The trace the trail is filed under.
     pub trace_id: String,
-    /// How many audit events the turn wrote.
-    pub event_count: u64,
 }
 
 /// References to state before and after the turn.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StateRecord {
-    /// State before the turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub before: Option<StateReference>,
     /// State after the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<StateReference>,
+    /// State before the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<StateReference>,
     /// The difference between them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_ref: Option<DiffRef>,
@@ -399,13 +404,13 @@ pub struct StateRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StateReference {
-    /// The snapshot.
-    pub snapshot_id: String,
-    /// Its content hash.
-    pub hash: String,
     /// When it was taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured_at: Option<String>,
+    /// Its content hash.
+    pub hash: String,
+    /// The snapshot.
+    pub snapshot_id: String,
 }
 
 /// A reference to a state difference.
@@ -423,8 +428,10 @@ pub struct DiffRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CostRecord {
-    /// Envelope clock at the start.
-    pub started_at: String,
+    /// Audit events written under the turn's trace.
+    pub audit_events: u64,
+    /// Authority loads (`authority.resolved` audit events).
+    pub authority_loads: u64,
     /// Envelope clock at the end.
     pub completed_at: String,
     /// Difference of the two, in milliseconds.
@@ -432,21 +439,19 @@ pub struct CostRecord {
     /// Time spent in infrastructure, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub infrastructure_ms: Option<u64>,
-    /// Calls the runtime asked for (`tool.requested` events).
-    pub tool_calls: u64,
-    /// Authority loads (`authority.resolved` audit events).
-    pub authority_loads: u64,
-    /// Audit events written under the turn's trace.
-    pub audit_events: u64,
     /// Model input tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    /// Model output tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
     /// Opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// Model output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Envelope clock at the start.
+    pub started_at: String,
+    /// Calls the runtime asked for (`tool.requested` events).
+    pub tool_calls: u64,
 }
 
 impl ExecutionRecord {

@@ -13,15 +13,15 @@ use sharedos_model::capability::ResourceRef;
 use sharedos_model::record::{Decision, ExecutionRecord, Operation};
 
 // The snapshot is written from these borrowed views; its text sorts every
-// object's keys (see `crate::golden::Snapshot`), so field order here does
-// not matter.
+// object's keys (see `crate::golden::Snapshot`). Fields are declared in
+// that key order anyway, so the canonical writer need not reorder them.
 
 /// What one cell's golden file holds.
 #[derive(Debug, Serialize)]
 pub struct CellSnapshot<'a> {
     cell: &'a Cell,
-    turns: Vec<TurnSnapshot<'a>>,
     receipts: &'a [AttemptReceipt],
+    turns: Vec<TurnSnapshot<'a>>,
     world: WorldEffects,
 }
 
@@ -102,19 +102,19 @@ fn ledger_snapshot(ledger: &Ledger) -> Value {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TurnSnapshot<'a> {
-    turn: u32,
-    status: &'a sharedos_model::execution::ExecutionStatus,
-    code: Option<&'a str>,
-    retryable: Option<bool>,
-    ended_by: &'a Option<sharedos_model::record::EndedBy>,
-    ended_at: &'a str,
     annotations: Map<String, Value>,
-    prompt_hash: &'a Option<String>,
-    escalation_asked: &'a Option<sharedos_model::record::EscalationAsked>,
-    exposed_tools: &'a [String],
+    code: Option<&'a str>,
     decisions: Vec<DecisionSnapshot<'a>>,
-    operations: Vec<OperationSnapshot<'a>>,
+    ended_at: &'a str,
+    ended_by: &'a Option<sharedos_model::record::EndedBy>,
+    escalation_asked: &'a Option<sharedos_model::record::EscalationAsked>,
     events: Vec<&'a str>,
+    exposed_tools: &'a [String],
+    operations: Vec<OperationSnapshot<'a>>,
+    prompt_hash: &'a Option<String>,
+    retryable: Option<bool>,
+    status: &'a sharedos_model::execution::ExecutionStatus,
+    turn: u32,
 }
 
 fn turn_snapshot<'a>(turn: &'a ExecutedTurn, record: &'a ExecutionRecord) -> TurnSnapshot<'a> {
@@ -153,14 +153,14 @@ fn annotations(metadata: Option<&Map<String, Value>>) -> Map<String, Value> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct DecisionSnapshot<'a> {
+    action: &'a Option<String>,
     at: &'a str,
+    fail_closed: bool,
+    grant_id: &'a Option<String>,
+    operation_id: &'a Option<String>,
     outcome: &'a sharedos_model::record::DecisionOutcome,
     reason_code: &'a str,
-    operation_id: &'a Option<String>,
     resource: &'a Option<ResourceRef>,
-    action: &'a Option<String>,
-    grant_id: &'a Option<String>,
-    fail_closed: bool,
 }
 
 fn decision_snapshot(decision: &Decision) -> DecisionSnapshot<'_> {
@@ -180,18 +180,18 @@ fn decision_snapshot(decision: &Decision) -> DecisionSnapshot<'_> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OperationSnapshot<'a> {
-    at: &'a str,
-    kind: &'a sharedos_model::record::OperationKind,
-    source: &'a sharedos_model::audit::Source,
-    outcome: &'a sharedos_model::record::OperationOutcome,
-    operation_id: &'a Option<String>,
-    tool: &'a Option<String>,
-    resource: &'a Option<ResourceRef>,
     action: &'a Option<String>,
-    grant_id: &'a Option<String>,
-    reason_code: &'a Option<String>,
+    at: &'a str,
     cause: &'a Option<String>,
     fail_closed: bool,
+    grant_id: &'a Option<String>,
+    kind: &'a sharedos_model::record::OperationKind,
+    operation_id: &'a Option<String>,
+    outcome: &'a sharedos_model::record::OperationOutcome,
+    reason_code: &'a Option<String>,
+    resource: &'a Option<ResourceRef>,
+    source: &'a sharedos_model::audit::Source,
+    tool: &'a Option<String>,
 }
 
 fn operation_snapshot(operation: &Operation) -> OperationSnapshot<'_> {
