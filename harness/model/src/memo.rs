@@ -1,6 +1,6 @@
 //! Answers remembered by the value they were computed from.
 
-use std::cell::RefCell;
+use std::sync::{Mutex, PoisonError};
 
 /// Remembers what a pure computation answered for each value it was asked
 /// about, so a run that asks about equal values in many cells (the same
@@ -8,7 +8,10 @@ use std::cell::RefCell;
 ///
 /// Lookups compare values, never addresses, so a remembered answer is
 /// always the one its value gives; only successful answers are kept, and at
-/// most `capacity` of them, so a lookup stays a short scan.
+/// most `capacity` of them, so a lookup stays a short scan. A memo whose
+/// keys and answers can cross threads can be shared between workers; it
+/// computes outside its lock, so two workers asking at once may both
+/// compute, and keep the first answer.
 ///
 /// ```
 /// use sharedos_model::memo::Memo;
@@ -25,7 +28,7 @@ use std::cell::RefCell;
 /// ```
 #[derive(Debug)]
 pub struct Memo<K, V> {
-    entries: RefCell<Vec<(K, V)>>,
+    entries: Mutex<Vec<(K, V)>>,
     capacity: usize,
 }
 
@@ -33,7 +36,7 @@ impl<K, V: Clone> Memo<K, V> {
     /// An empty memo that keeps at most `capacity` answers.
     #[must_use]
     pub fn new(capacity: usize) -> Memo<K, V> {
-        Memo { entries: RefCell::new(Vec::new()), capacity }
+        Memo { entries: Mutex::new(Vec::new()), capacity }
     }
 
     /// The answer remembered for the key `matches` accepts, or `compute`'s,
@@ -47,19 +50,30 @@ impl<K, V: Clone> Memo<K, V> {
         key: impl FnOnce() -> K,
         compute: impl FnOnce() -> Result<V, E>,
     ) -> Result<V, E> {
-        if let Some((_, value)) = self.entries.borrow().iter().find(|(k, _)| matches(k)) {
-            return Ok(value.clone());
+        if let Some(value) = self.find(&matches) {
+            return Ok(value);
         }
         let value = compute()?;
-        let mut entries = self.entries.borrow_mut();
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, first)) = entries.iter().find(|(k, _)| matches(k)) {
+            return Ok(first.clone());
+        }
         if entries.len() < self.capacity {
             entries.push((key(), value.clone()));
         }
         Ok(value)
     }
+
+    fn find(&self, matches: impl Fn(&K) -> bool) -> Option<V> {
+        // Nothing panics while holding the lock, and a scan leaves the
+        // entries as they were, so a poisoned lock still holds good answers.
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.iter().find(|(k, _)| matches(k)).map(|(_, value)| value.clone())
+    }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::Memo;
 
@@ -85,6 +99,27 @@ mod tests {
             assert_eq!(ask(&memo, key, &mut computed), Ok(key.len()));
         }
         assert_eq!(computed, ["ab", "abc"]);
+    }
+
+    #[test]
+    fn workers_share_one_memo() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (memo, computed) = (Memo::new(4), AtomicUsize::new(0));
+        let ask = || {
+            memo.get_or_compute(
+                |k: &u8| *k == 1,
+                || 1,
+                || -> Result<u8, ()> {
+                    computed.fetch_add(1, Ordering::Relaxed);
+                    Ok(2)
+                },
+            )
+        };
+        std::thread::scope(|scope| {
+            assert_eq!(scope.spawn(ask).join().unwrap(), Ok(2));
+            assert_eq!(scope.spawn(ask).join().unwrap(), Ok(2));
+        });
+        assert_eq!(computed.into_inner(), 1);
     }
 
     #[test]

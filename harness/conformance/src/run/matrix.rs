@@ -2,7 +2,7 @@
 //! put the results in canonical order before anything is written.
 
 use super::cell::{run_cell, CellError, CellRun, Row};
-use super::memos::RunMemos;
+use super::memos::{RunMemos, SharedMemos};
 use crate::case::{Case, Condition};
 use crate::column::{columns, ColumnSpec};
 use crate::golden::{compare, CellKey};
@@ -14,6 +14,7 @@ use crate::script::AttackScript;
 use rayon::prelude::*;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Which cells to consider; an empty list selects everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,10 +121,15 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
-    // Each worker shares one set of hash memos between the rows it runs.
+    // Each worker shares one set of hash memos between the rows it runs,
+    // and world hashes with the other workers.
+    let shared = Arc::new(SharedMemos::default());
     let work = || {
         rows.par_iter()
-            .map_init(Rc::<RunMemos>::default, |memos, row| run_row(suite, row, golden, memos))
+            .map_init(
+                || Rc::new(RunMemos::sharing(Arc::clone(&shared))),
+                |memos, row| run_row(suite, row, golden, memos),
+            )
             .flat_map_iter(|cells| cells)
             .collect::<Vec<_>>()
     };

@@ -21,39 +21,54 @@ const RENDERING_CAPACITY: usize = 64;
 
 /// Hashes and canonical bytes remembered by the value they cover, shared
 /// by the rows one worker runs: most worlds list the same catalogue and
-/// resolve the same grants, so each is written and hashed once per worker.
-/// Every answer is the one its value gives, so results do not depend on
-/// which rows a worker ran before.
+/// resolve the same grants, so each is written and hashed once per worker,
+/// and each world's hashes once per run. Every answer is the one its value
+/// gives, so results do not depend on which rows a worker ran before.
 #[derive(Debug)]
 pub struct RunMemos {
     /// Handed to the kernel of every world these rows build.
     pub kernel: Rc<HashMemos>,
-    /// Canonical bytes of a world's requested tools.
-    tools: Memo<Vec<ToolDefinition>, Arc<[u8]>>,
-    /// The hashes of the world a condition's options arm.
-    worlds: Memo<WorldOptions, WorldIdentity>,
+    /// What every worker of the run shares.
+    shared: Arc<SharedMemos>,
     /// Catalogues as each vendor protocol renders them for its harness.
     renderings: Memo<(&'static str, Vec<ToolDefinition>), Rc<Value>>,
 }
 
+/// The memos every worker of a run shares: world hashes, which cost far
+/// more to compute than to look up.
+#[derive(Debug)]
+pub struct SharedMemos {
+    /// Canonical bytes of a world's requested tools.
+    tools: Memo<Vec<ToolDefinition>, Arc<[u8]>>,
+    /// The hashes of the world a condition's options arm.
+    worlds: Memo<WorldOptions, WorldIdentity>,
+}
+
+impl Default for SharedMemos {
+    fn default() -> SharedMemos {
+        SharedMemos { tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY) }
+    }
+}
+
 impl Default for RunMemos {
     fn default() -> RunMemos {
-        RunMemos {
-            kernel: Rc::default(),
-            tools: Memo::new(CAPACITY),
-            worlds: Memo::new(WORLD_CAPACITY),
-            renderings: Memo::new(RENDERING_CAPACITY),
-        }
+        RunMemos::sharing(Arc::default())
     }
 }
 
 impl RunMemos {
+    /// A worker's memos, sharing `shared` with the run's other workers.
+    #[must_use]
+    pub fn sharing(shared: Arc<SharedMemos>) -> RunMemos {
+        RunMemos { kernel: Rc::default(), shared, renderings: Memo::new(RENDERING_CAPACITY) }
+    }
+
     /// The canonical bytes of `tools`.
     ///
     /// # Errors
     /// When the tools have no canonical form (they always have).
     pub fn tool_bytes(&self, tools: &[ToolDefinition]) -> Result<Arc<[u8]>, CanonicalError> {
-        self.tools.get_or_compute(
+        self.shared.tools.get_or_compute(
             |known| known.as_slice() == tools,
             || tools.to_vec(),
             || canonical_bytes(tools).map(Arc::from),
@@ -71,7 +86,7 @@ impl RunMemos {
         options: &WorldOptions,
         compute: impl FnOnce() -> Result<WorldIdentity, CellError>,
     ) -> Result<WorldIdentity, CellError> {
-        self.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
+        self.shared.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
     }
 
     /// `tools` in `protocol`'s tool shape. A protocol renders a catalogue
