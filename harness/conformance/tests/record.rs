@@ -495,6 +495,29 @@ fn schema_issues_become_required_gaps_at_their_path() {
 }
 
 #[test]
+fn record_issues_name_the_array_element_they_are_in() {
+    let (request, result, audit) = ordinary_turn();
+    let mut record = assemble(&request, &result, &audit).unwrap();
+    record.authority.snapshots[0].hash = "not a hash".into();
+    record.authority.snapshots[0].observations = 0;
+    record.execution.decisions[1].at = "yesterday".into();
+    record.execution.decisions[1].reason_code = " padded".into();
+    record.execution.decisions[0].authority_hash = Some("short".into());
+    let pointers: Vec<String> = record.issues().into_iter().map(|issue| issue.pointer).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/authority/snapshots/0/hash",
+            "/authority/snapshots/0/observations",
+            "/authority/stableAuthorityHash",
+            "/execution/decisions/0/authorityHash",
+            "/execution/decisions/1/at",
+            "/execution/decisions/1/reasonCode",
+        ]
+    );
+}
+
+#[test]
 fn r75_a_fail_closed_turn_whose_grant_store_was_unreachable_stays_usable() {
     let events = vec![event(0, "turn.denied", json!({"code": "authority_unavailable"}))];
     let error = json!({"error": {"code": "authority_unavailable", "message": "grant store unreachable"}});

@@ -83,15 +83,20 @@ pub struct Capability {
 impl Validate for Capability {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         validate::within(p, "resource", |at| self.resource.validate_at(at))?;
-        let actions = child(p, "actions");
-        validate::length(self.actions.len(), 1, 64, &actions)?;
-        for (i, action) in self.actions.iter().enumerate() {
-            validate::bounded_text(action, 128, &index(&actions, i))?;
-            if action.trim() != action {
-                return Err(ValidationError::new(&index(&actions, i), "an action that is not padded"));
+        validate::within(p, "actions", |actions| {
+            validate::length(self.actions.len(), 1, 64, actions)?;
+            for (i, action) in self.actions.iter().enumerate() {
+                validate::within_index(actions, i, |at| {
+                    validate::bounded_text(action, 128, at)?;
+                    if action.trim() == action {
+                        Ok(())
+                    } else {
+                        Err(ValidationError::new(at, "an action that is not padded"))
+                    }
+                })?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
@@ -119,11 +124,13 @@ pub struct Constraints {
 impl Validate for Constraints {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         if let Some(purposes) = &self.purposes {
-            let at = child(p, "purposes");
-            validate::length(purposes.len(), 1, 64, &at)?;
-            for (i, purpose) in purposes.iter().enumerate() {
-                validate::bounded_text(purpose, 512, &index(&at, i))?;
-            }
+            validate::within(p, "purposes", |at| {
+                validate::length(purposes.len(), 1, 64, at)?;
+                for (i, purpose) in purposes.iter().enumerate() {
+                    validate::within_index(at, i, |at| validate::bounded_text(purpose, 512, at))?;
+                }
+                Ok(())
+            })?;
         }
         if let Some(t) = &self.not_before {
             validate::within(p, "notBefore", |at| validate::timestamp(t, at))?;

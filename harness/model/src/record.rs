@@ -497,26 +497,55 @@ impl Validate for ExecutionRecord {
 #[derive(Default)]
 struct Issues(Vec<ValidationError>);
 
+/// Where a checked value sits: its pointer is written out only when the
+/// value has an issue, since almost every record has none.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// A pointer as written.
+    Path(&'a str),
+    /// `/{array}/{index}/{key}`: a member of an array element.
+    Element(&'static str, usize, &'static str),
+}
+
+impl<'a> From<&'a str> for At<'a> {
+    fn from(path: &'a str) -> At<'a> {
+        At::Path(path)
+    }
+}
+
+impl At<'_> {
+    fn pointer(self) -> String {
+        match self {
+            At::Path(path) => path.to_string(),
+            At::Element(array, i, key) => child(&index(array, i), key),
+        }
+    }
+}
+
 impl Issues {
     fn push(&mut self, pointer: &str, expected: impl Into<String>) {
         self.0.push(ValidationError::new(pointer, expected));
     }
 
-    fn hash(&mut self, text: &str, pointer: &str) {
+    fn push_at(&mut self, at: At<'_>, expected: impl Into<String>) {
+        self.0.push(ValidationError { pointer: at.pointer(), expected: expected.into() });
+    }
+
+    fn hash<'a>(&mut self, text: &str, at: impl Into<At<'a>>) {
         if !is_content_hash(text) {
-            self.push(pointer, "a content hash (64 lowercase hex characters)");
+            self.push_at(at.into(), "a content hash (64 lowercase hex characters)");
         }
     }
 
-    fn timestamp(&mut self, text: &str, pointer: &str) {
+    fn timestamp<'a>(&mut self, text: &str, at: impl Into<At<'a>>) {
         if !is_timestamp(text) {
-            self.push(pointer, "an RFC 3339 timestamp with an offset");
+            self.push_at(at.into(), "an RFC 3339 timestamp with an offset");
         }
     }
 
-    fn identifier(&mut self, text: &str, pointer: &str) {
-        if let Err(e) = crate::validate::identifier(text, pointer) {
-            self.0.push(e);
+    fn identifier<'a>(&mut self, text: &str, at: impl Into<At<'a>>) {
+        if let Err(e) = crate::validate::identifier(text, "") {
+            self.push_at(at.into(), e.expected);
         }
     }
 
@@ -561,12 +590,12 @@ fn authority_issues(authority: &AuthorityRecord, issues: &mut Issues) {
     }
     issues.at_most(authority.snapshots.len(), MAX_SNAPSHOTS, "/authority/snapshots");
     for (i, snapshot) in authority.snapshots.iter().enumerate() {
-        let at = index("/authority/snapshots", i);
-        issues.hash(&snapshot.hash, &child(&at, "hash"));
-        issues.timestamp(&snapshot.first_seen_at, &child(&at, "firstSeenAt"));
-        issues.timestamp(&snapshot.last_seen_at, &child(&at, "lastSeenAt"));
+        let at = |key| At::Element("/authority/snapshots", i, key);
+        issues.hash(&snapshot.hash, at("hash"));
+        issues.timestamp(&snapshot.first_seen_at, at("firstSeenAt"));
+        issues.timestamp(&snapshot.last_seen_at, at("lastSeenAt"));
         if snapshot.observations == 0 {
-            issues.push(&child(&at, "observations"), "at least one observation");
+            issues.push_at(at("observations"), "at least one observation");
         }
     }
     match (&authority.stable_authority_hash, authority.snapshots.as_slice()) {
@@ -585,15 +614,15 @@ fn execution_issues(execution: &ExecutionSection, issues: &mut Issues) {
     issues.at_most(execution.operations.len(), MAX_OPERATIONS, "/execution/operations");
     issues.at_most(execution.events.len(), MAX_EVENTS, "/execution/events");
     for (i, decision) in execution.decisions.iter().enumerate() {
-        let at = index("/execution/decisions", i);
-        issues.timestamp(&decision.at, &child(&at, "at"));
-        issues.identifier(&decision.reason_code, &child(&at, "reasonCode"));
+        let at = |key| At::Element("/execution/decisions", i, key);
+        issues.timestamp(&decision.at, at("at"));
+        issues.identifier(&decision.reason_code, at("reasonCode"));
         if let Some(hash) = &decision.authority_hash {
-            issues.hash(hash, &child(&at, "authorityHash"));
+            issues.hash(hash, at("authorityHash"));
         }
     }
     for (i, operation) in execution.operations.iter().enumerate() {
-        issues.timestamp(&operation.at, &child(&index("/execution/operations", i), "at"));
+        issues.timestamp(&operation.at, At::Element("/execution/operations", i, "at"));
     }
     if let Some(asked) = &execution.escalation_asked {
         issues.identifier(&asked.tool, "/execution/escalationAsked/tool");
@@ -609,10 +638,10 @@ fn execution_issues(execution: &ExecutionSection, issues: &mut Issues) {
 fn state_issues(state: &StateRecord, issues: &mut Issues) {
     for (reference, at) in [(&state.before, "/state/before"), (&state.after, "/state/after")] {
         if let Some(reference) = reference {
-            issues.identifier(&reference.snapshot_id, &child(at, "snapshotId"));
-            issues.hash(&reference.hash, &child(at, "hash"));
+            issues.identifier(&reference.snapshot_id, child(at, "snapshotId").as_str());
+            issues.hash(&reference.hash, child(at, "hash").as_str());
             if let Some(captured) = &reference.captured_at {
-                issues.timestamp(captured, &child(at, "capturedAt"));
+                issues.timestamp(captured, child(at, "capturedAt").as_str());
             }
         }
     }

@@ -210,6 +210,16 @@ mod tests {
         let mut bad = grant();
         bad.constraints.expires_at = Some("never".into());
         assert_eq!(bad.validate_at("/a~1b").unwrap_err().pointer, "/a~1b/constraints/expiresAt");
+        let mut bad = grant();
+        bad.capabilities[0].actions.push(" write".into());
+        let error = bad.validate_at("/grants/2").unwrap_err();
+        assert_eq!(
+            (error.pointer.as_str(), error.expected.as_str()),
+            ("/grants/2/capabilities/0/actions/1", "an action that is not padded")
+        );
+        let mut bad = grant();
+        bad.constraints.purposes = Some(vec!["audit".into(), " ".into()]);
+        assert_eq!(bad.validate_at("").unwrap_err().pointer, "/constraints/purposes/1");
         assert_eq!(within("/x", "k/~", |at| Err(ValidationError::new(at, "y"))).unwrap_err().pointer, "/x/k~1~0");
     }
 }
