@@ -146,7 +146,7 @@ fn pretty(compact: &[u8]) -> Vec<u8> {
 /// Just past the quote that closes the string whose contents start at `from`.
 fn string_end(compact: &[u8], from: usize) -> usize {
     let mut at = from;
-    while let Some(offset) = compact.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'"' || b == b'\\')) {
+    while let Some(offset) = compact.get(at..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
         at += offset;
         if compact[at] == b'"' {
             return at + 1;

@@ -219,7 +219,36 @@ const NEEDS_ESCAPE: [bool; 256] = {
 
 /// The index of the first byte at or after `from` that must be escaped.
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    bytes[from..].iter().position(|&b| NEEDS_ESCAPE[usize::from(b)]).map(|i| from + i)
+    first_escape(&bytes[from..]).map(|i| from + i)
+}
+
+/// The index of the first byte of `bytes` that must be escaped. Almost
+/// every string needs none, so it tests eight bytes at a time: a word
+/// holds such a byte exactly when one of its bytes is below 0x20 or
+/// equal to a quote or a backslash (the classic "has a byte less than n"
+/// and "has a zero byte" word tests, which never miss and, as used here,
+/// never report a byte that is not there).
+fn first_escape(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        // A chunk of `chunks_exact(8)` always converts; a zero word would
+        // only send it to the exact scan below.
+        let word = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+        if control | quote | backslash != 0 {
+            if let Some(i) = chunk.iter().position(|&b| NEEDS_ESCAPE[usize::from(b)]) {
+                return Some(offset + i);
+            }
+        }
+        offset += 8;
+    }
+    chunks.remainder().iter().position(|&b| NEEDS_ESCAPE[usize::from(b)]).map(|i| offset + i)
 }
 
 /// Appends `text` escaped as serde_json escapes string contents (quote,
@@ -228,12 +257,13 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 fn escape_into(out: &mut Vec<u8>, text: &str) -> bool {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
-    if !bytes.iter().any(|&b| NEEDS_ESCAPE[usize::from(b)]) {
+    let Some(first) = first_escape(bytes) else {
         out.extend_from_slice(bytes);
         return true;
-    }
+    };
     let mut plain = 0;
-    while let Some(i) = next_escape(bytes, plain) {
+    let mut next = Some(first);
+    while let Some(i) = next {
         out.extend_from_slice(&bytes[plain..i]);
         plain = i + 1;
         let byte = bytes[i];
@@ -259,6 +289,7 @@ fn escape_into(out: &mut Vec<u8>, text: &str) -> bool {
         } else {
             out.extend_from_slice(short);
         }
+        next = next_escape(bytes, plain);
     }
     out.extend_from_slice(&bytes[plain..]);
     plain == 0

@@ -109,6 +109,7 @@ fn scalar() -> impl Strategy<Value = Value> {
         any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
         any::<String>().prop_map(Value::String),
         "[a-c\u{0}-\u{1f}\"\\\\\u{e000}\u{1f600}]{0,6}".prop_map(Value::String),
+        LONG_STRING.prop_map(Value::String),
     ]
 }
 
@@ -122,7 +123,17 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Long runs of plain text with now and then a byte to escape, so the
+/// word-at-a-time scan meets them at every offset of a word.
+const LONG_STRING: &str = "[a-z0-9\u{7f}\u{80}\u{ff}\u{e000}\u{1f600}]{0,24}[\u{0}-\u{1f}\"\\\\]?[a-z\u{80}]{0,24}";
+
 proptest! {
+    #[test]
+    fn the_word_scan_finds_the_first_byte_to_escape(text in LONG_STRING) {
+        let expected = text.bytes().position(|b| b < 0x20 || b == b'"' || b == b'\\');
+        prop_assert_eq!(super::first_escape(text.as_bytes()), expected);
+    }
+
     #[test]
     fn any_json_value_matches_the_reference(value in value()) {
         same_as_reference(&value);
