@@ -154,7 +154,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
-    let world = World::build_sharing(&condition.world, Rc::clone(&row.memos.kernel))?;
+    let world = World::build_sharing(&condition.world, &row.memos.worlds)?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind, &row.memos).await?;

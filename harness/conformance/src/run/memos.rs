@@ -1,10 +1,10 @@
 //! What one worker remembers between the rows it runs.
 
 use super::cell::{CellError, WorldIdentity};
+use crate::world::{WorldMemos, WORLD_CAPACITY};
 use crate::world_options::WorldOptions;
 use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
-use sharedos_kernel::memos::HashMemos;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
@@ -14,8 +14,6 @@ use std::sync::Arc;
 
 /// How many distinct tool lists the memo keeps.
 const CAPACITY: usize = 32;
-/// How many distinct worlds the memo keeps (the committed suite arms 67).
-const WORLD_CAPACITY: usize = 128;
 /// How many (protocol, catalogue) renderings the memo keeps.
 const RENDERING_CAPACITY: usize = 64;
 
@@ -26,8 +24,8 @@ const RENDERING_CAPACITY: usize = 64;
 /// gives, so results do not depend on which rows a worker ran before.
 #[derive(Debug)]
 pub struct RunMemos {
-    /// Handed to the kernel of every world these rows build.
-    pub kernel: Rc<HashMemos>,
+    /// Shared by every world these rows build.
+    pub worlds: WorldMemos,
     /// What every worker of the run shares.
     shared: Arc<SharedMemos>,
     /// Catalogues as each vendor protocol renders them for its harness.
@@ -60,7 +58,7 @@ impl RunMemos {
     /// A worker's memos, sharing `shared` with the run's other workers.
     #[must_use]
     pub fn sharing(shared: Arc<SharedMemos>) -> RunMemos {
-        RunMemos { kernel: Rc::default(), shared, renderings: Memo::new(RENDERING_CAPACITY) }
+        RunMemos { worlds: WorldMemos::default(), shared, renderings: Memo::new(RENDERING_CAPACITY) }
     }
 
     /// The canonical bytes of `tools`.

@@ -108,9 +108,18 @@ impl WorldFixtures {
     /// Builds and arms the fixtures `options` describe.
     #[must_use]
     pub fn build(options: &WorldOptions) -> WorldFixtures {
+        WorldFixtures::build_with_grants(options, grant_set)
+    }
+
+    /// [`WorldFixtures::build`], its grants issued by `issue` (which must
+    /// answer what [`grant_set`] answers, a remembered set for instance).
+    /// The fixtures copy a grant only when an armed edit names it, so
+    /// grant sets may be shared between worlds.
+    #[must_use]
+    pub fn build_with_grants(options: &WorldOptions, issue: impl FnOnce(&GrantOptions) -> GrantSet) -> WorldFixtures {
         let mut grant_options = options.grants;
         grant_options.broker_granted |= options.broker == Some(BrokerOption::Granted);
-        let mut grants = grant_set(&grant_options);
+        let mut grants = issue(&grant_options);
         if let Some(messaging) = &options.messaging {
             messaging.extend_grants(&mut grants);
         }

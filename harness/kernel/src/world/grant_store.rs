@@ -2,7 +2,8 @@
 //! the acting agent), and the trusted edits it shares with the delegation
 //! chain resolver (`sharedos_authz::memory::InMemoryResolver`, every grant,
 //! roots included). Both hand out copies, so nothing a caller does to a
-//! loaded grant reaches the store.
+//! loaded grant reaches the store; both share unedited grants with the
+//! world's grant set and copy a grant only when an edit names it.
 
 use crate::ports::GrantSource;
 use crate::signal::AbortSignal;
@@ -12,8 +13,8 @@ use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::Grant;
-use std::borrow::Borrow;
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 /// A trusted edit of a stored grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,14 @@ pub enum GrantEdit {
 }
 
 impl GrantEdit {
+    /// Whether the edit names `grant`.
+    #[must_use]
+    pub fn names(&self, grant: &Grant) -> bool {
+        match self {
+            GrantEdit::Revoke { grant_id, .. } | GrantEdit::Expire { grant_id, .. } => *grant_id == grant.id,
+        }
+    }
+
     /// Applies the edit to `grant` when it is the one named; true if it was.
     pub fn apply(&self, grant: &mut Grant) -> bool {
         match self {
@@ -56,19 +65,13 @@ impl GrantEdit {
     }
 }
 
-/// The canonical `kind:id` form addresses are compared on.
-#[must_use]
-pub fn address_key(address: &Address) -> String {
-    format!("{}:{}", address.kind(), address.id())
-}
-
 /// A one-shot trusted edit run right after a given load.
 type AfterLoad = Box<dyn FnOnce(&WorldGrantSource)>;
 
 /// The grant source over the agent's working grants.
 #[derive(Default)]
 pub struct WorldGrantSource {
-    grants: RefCell<Vec<Grant>>,
+    grants: RefCell<Vec<Rc<Grant>>>,
     attempts: Cell<u64>,
     served: Cell<u64>,
     fail_after: Cell<Option<u64>>,
@@ -79,8 +82,8 @@ pub struct WorldGrantSource {
 impl WorldGrantSource {
     /// A source holding copies of `grants` in store order.
     #[must_use]
-    pub fn new<G: Borrow<Grant>>(grants: &[G]) -> WorldGrantSource {
-        let grants = grants.iter().map(|g| g.borrow().clone()).collect();
+    pub fn new<G: Clone + Into<Rc<Grant>>>(grants: &[G]) -> WorldGrantSource {
+        let grants = grants.iter().map(|g| g.clone().into()).collect();
         WorldGrantSource { grants: RefCell::new(grants), ..WorldGrantSource::default() }
     }
 
@@ -114,8 +117,8 @@ impl WorldGrantSource {
     /// Applies a trusted edit; true when a stored grant was changed.
     pub fn edit(&self, edit: &GrantEdit) -> bool {
         let mut changed = false;
-        for grant in self.grants.borrow_mut().iter_mut() {
-            changed |= edit.apply(grant);
+        for grant in self.grants.borrow_mut().iter_mut().filter(|g| edit.names(g)) {
+            changed |= edit.apply(Rc::make_mut(grant));
         }
         changed
     }
@@ -133,23 +136,23 @@ impl WorldGrantSource {
     /// Copies of the stored grants, in store order.
     #[must_use]
     pub fn grants(&self) -> Vec<Grant> {
-        self.grants.borrow().clone()
+        self.grants.borrow().iter().map(|g| (**g).clone()).collect()
     }
 
     /// Copies of the grants `context` may exercise: same world, subject the
     /// actor, issuer the authority.
     #[must_use]
     pub fn grants_for(&self, context: &AccessContext) -> Vec<Grant> {
-        let (actor, authority) = (address_key(&context.actor), address_key(&context.authority));
+        let same = |a: &Address, b: &Address| a.kind() == b.kind() && a.id() == b.id();
         self.grants
             .borrow()
             .iter()
             .filter(|g| {
                 g.namespace_id == context.namespace_id
-                    && address_key(&g.subject) == actor
-                    && address_key(&g.issuer) == authority
+                    && same(&g.subject, &context.actor)
+                    && same(&g.issuer, &context.authority)
             })
-            .cloned()
+            .map(|g| (**g).clone())
             .collect()
     }
 
