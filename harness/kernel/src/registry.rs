@@ -9,13 +9,13 @@ use crate::lease::TurnState;
 use crate::ports::{ProviderError, ProviderErrorOrigin, ToolHandler};
 use crate::signal::AbortSignal;
 use sharedos_model::access::AccessContext;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// Handlers in catalogue order, looked up by name.
+/// Handlers in catalogue order, looked up by name. A registry holds a
+/// few dozen tools and is built for every world and turn, so it scans its
+/// handlers rather than keep an index of names.
 pub struct Registry {
     handlers: Vec<Rc<dyn ToolHandler>>,
-    by_name: BTreeMap<String, usize>,
 }
 
 impl Registry {
@@ -24,20 +24,19 @@ impl Registry {
     /// # Errors
     /// The repeated name.
     pub fn new(handlers: Vec<Rc<dyn ToolHandler>>) -> Result<Registry, String> {
-        let mut by_name = BTreeMap::new();
         for (i, handler) in handlers.iter().enumerate() {
-            let name = handler.definition().name.clone();
-            if by_name.insert(name.clone(), i).is_some() {
-                return Err(name);
+            let name = &handler.definition().name;
+            if handlers[..i].iter().any(|earlier| earlier.definition().name == *name) {
+                return Err(name.clone());
             }
         }
-        Ok(Registry { handlers, by_name })
+        Ok(Registry { handlers })
     }
 
     /// The handler registered under `name`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&Rc<dyn ToolHandler>> {
-        self.by_name.get(name).and_then(|&i| self.handlers.get(i))
+        self.handlers.iter().find(|handler| handler.definition().name == name)
     }
 
     /// Every handler, in catalogue order.

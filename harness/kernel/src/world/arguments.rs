@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 use sharedos_model::capability::is_segment;
-use sharedos_model::tool::SharedObject;
+use std::sync::Arc;
 
 /// Largest `limit`, `contextBefore` or `contextAfter` a file tool accepts.
 pub const MAX_COUNT: u64 = 1000;
@@ -154,18 +154,15 @@ pub fn path_schema(min_items: u64) -> Value {
     })
 }
 
-/// The schema `table` holds for `key`, shared; built by `build` only for a
-/// key the table lacks, so the answer is the same either way.
+/// What `table` holds for `key`, shared; built by `build` only for a key
+/// the table lacks, so the answer is the same either way.
 ///
-/// Fixture catalogues keep their schemas in a `LazyLock` table: a schema is
-/// a constant that `json!` cannot write as a `const`, and building it for
-/// every world was most of what building a world cost.
-pub fn shared_schema<K: PartialEq + Copy>(
-    table: &[(K, SharedObject)],
-    key: K,
-    build: impl FnOnce(K) -> Map<String, Value>,
-) -> SharedObject {
-    table.iter().find(|(k, _)| *k == key).map_or_else(|| SharedObject::new(build(key)), |(_, s)| SharedObject::clone(s))
+/// Fixture catalogues keep their tool definitions in a `LazyLock` table: a
+/// definition is a constant that `json!` cannot write as a `const`, and
+/// building every tool's definition for every world (a world is built per
+/// cell) was most of what building a world cost.
+pub fn shared<K: PartialEq + Copy, T>(table: &[(K, Arc<T>)], key: K, build: impl FnOnce(K) -> T) -> Arc<T> {
+    table.iter().find(|(k, _)| *k == key).map_or_else(|| Arc::new(build(key)), |(_, shared)| Arc::clone(shared))
 }
 
 /// A strict object schema with `properties`, of which `required` must be present.

@@ -2,7 +2,7 @@
 //! the ceiling `files / [] / <action>` and resolves, per call,
 //! `files / args.path / <action>` owned by the context's owner.
 
-use super::arguments::{self as args, object_schema, path_schema, shared_schema, MAX_COUNT};
+use super::arguments::{self as args, object_schema, path_schema, shared, MAX_COUNT};
 use super::constants::FILES;
 use super::file_store::{FileAction, FileStore};
 use super::results;
@@ -14,7 +14,7 @@ use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// Source of the shipped tools.
 pub const SHIPPED_SOURCE: &str = "sharedos";
@@ -77,9 +77,9 @@ fn annotations(action: FileAction) -> Option<ToolAnnotations> {
     }
 }
 
-/// Every file tool's input schema, built once (see [`shared_schema`]).
-static INPUT_SCHEMAS: LazyLock<[(FileAction, SharedObject); 12]> =
-    LazyLock::new(|| FileAction::ALL.map(|action| (action, SharedObject::new(input_schema(action)))));
+/// Every file tool's definition, built once (see [`shared`]).
+static DEFINITIONS: LazyLock<[(FileAction, Arc<ToolDefinition>); 12]> =
+    LazyLock::new(|| FileAction::ALL.map(|action| (action, Arc::new(build_definition(action)))));
 
 fn input_schema(action: FileAction) -> Map<String, Value> {
     let path = path_schema(if action == FileAction::Create { 1 } else { 0 });
@@ -135,13 +135,17 @@ fn input_schema(action: FileAction) -> Map<String, Value> {
 /// The registry definition of a shipped file tool.
 #[must_use]
 pub fn definition(action: FileAction) -> ToolDefinition {
+    (*shared(&*DEFINITIONS, action, build_definition)).clone()
+}
+
+fn build_definition(action: FileAction) -> ToolDefinition {
     ToolDefinition {
         name: tool_name(action).to_string(),
         description: description(action).to_string(),
         namespace: FILES.to_string(),
         source: SHIPPED_SOURCE.to_string(),
         read_write: read_write(action),
-        input_schema: shared_schema(&*INPUT_SCHEMAS, action, input_schema),
+        input_schema: SharedObject::new(input_schema(action)),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: FILES.to_string(), path: Vec::new(), owner: None },
@@ -256,7 +260,7 @@ pub(crate) fn run_on_store(
 /// One shipped file tool.
 pub struct FileTool {
     action: FileAction,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
     store: Rc<FileStore>,
 }
 
@@ -264,7 +268,7 @@ impl FileTool {
     /// The tool for `action` over `store`.
     #[must_use]
     pub fn new(action: FileAction, store: Rc<FileStore>) -> FileTool {
-        FileTool { action, definition: definition(action), store }
+        FileTool { action, definition: shared(&*DEFINITIONS, action, build_definition), store }
     }
 
     /// The store action it runs.

@@ -3,7 +3,7 @@
 //! owner, a path outside its ceiling, a result for another call — so the
 //! kernel alone must catch it.
 
-use super::arguments::{self as args, object_schema, path_schema, shared_schema};
+use super::arguments::{self as args, object_schema, path_schema, shared};
 use super::constants::{segments, EXECUTION, FILES, FILES_ADMIN, PURGE_ACTION, VAULT_SECRETS, WORKSPACE};
 use super::file_store::FileStore;
 use super::file_tools::{owned_requirement, parsed_path, run_on_store};
@@ -16,11 +16,11 @@ use sharedos_model::address::Address;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
-/// Every fixture's input schema, built once (see [`shared_schema`]).
-static INPUT_SCHEMAS: LazyLock<[(Fixture, SharedObject); 5]> =
-    LazyLock::new(|| Fixture::ALL.map(|fixture| (fixture, SharedObject::new(fixture.input_schema()))));
+/// Every fixture's definition, built once (see [`shared`]).
+static DEFINITIONS: LazyLock<[(Fixture, Arc<ToolDefinition>); 5]> =
+    LazyLock::new(|| Fixture::ALL.map(|fixture| (fixture, Arc::new(fixture.build_definition()))));
 
 /// The control-plane stub's open input schema, built once.
 static OPEN_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| SharedObject::new(object_schema(json!({}), &[], true)));
@@ -104,6 +104,10 @@ impl Fixture {
     /// The registry definition.
     #[must_use]
     pub fn definition(self) -> ToolDefinition {
+        (*shared(&*DEFINITIONS, self, Fixture::build_definition)).clone()
+    }
+
+    fn build_definition(self) -> ToolDefinition {
         let sealed = self == Fixture::Sealed;
         ToolDefinition {
             name: self.name().to_string(),
@@ -111,7 +115,7 @@ impl Fixture {
             namespace: if sealed { FILES_ADMIN } else { FILES }.to_string(),
             source: FIXTURE_SOURCE.to_string(),
             read_write: if sealed { ReadWrite::Write } else { ReadWrite::Read },
-            input_schema: shared_schema(&*INPUT_SCHEMAS, self, Fixture::input_schema),
+            input_schema: SharedObject::new(self.input_schema()),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: FILES.to_string(), path: segments(&WORKSPACE), owner: None },
@@ -172,7 +176,7 @@ impl Fixture {
 /// One fixture tool over the world's file store.
 pub struct FixtureTool {
     fixture: Fixture,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
     store: Rc<FileStore>,
 }
 
@@ -180,7 +184,7 @@ impl FixtureTool {
     /// The fixture over `store`.
     #[must_use]
     pub fn new(fixture: Fixture, store: Rc<FileStore>) -> FixtureTool {
-        FixtureTool { fixture, definition: fixture.definition(), store }
+        FixtureTool { fixture, definition: shared(&*DEFINITIONS, fixture, Fixture::build_definition), store }
     }
 
     async fn run(&self, context: &AccessContext, call: &ParsedCall) -> Result<ToolResult, HandlerError> {

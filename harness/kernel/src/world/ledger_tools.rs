@@ -3,7 +3,7 @@
 //! between leaves it half done); an idempotent limit setting; and a read
 //! that takes time. Each resolves `ledger / [accounts, <account>] / <action>`.
 
-use super::arguments::{self as args, object_schema, shared_schema};
+use super::arguments::{self as args, object_schema, shared};
 use super::constants::LEDGER;
 use super::file_tools::owned_requirement;
 use super::ledger::{Ledger, LedgerError, Movement};
@@ -17,12 +17,13 @@ use sharedos_model::capability::{is_segment, Requirement, ResourceRef};
 use sharedos_model::instant::Instant;
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
-/// Every ledger tool's input schema, built once (see [`shared_schema`]).
-static INPUT_SCHEMAS: LazyLock<[(LedgerTool, SharedObject); 3]> =
-    LazyLock::new(|| LedgerTool::ALL.map(|tool| (tool, SharedObject::new(tool.input_schema()))));
 use std::time::Duration;
+
+/// Every ledger tool's definition, built once (see [`shared`]).
+static DEFINITIONS: LazyLock<[(LedgerTool, Arc<ToolDefinition>); 3]> =
+    LazyLock::new(|| LedgerTool::ALL.map(|tool| (tool, Arc::new(tool.build_definition()))));
 
 /// The folder every account lives under.
 pub const ACCOUNTS: &str = "accounts";
@@ -93,6 +94,10 @@ impl LedgerTool {
     /// The registry definition.
     #[must_use]
     pub fn definition(self) -> ToolDefinition {
+        (*shared(&*DEFINITIONS, self, LedgerTool::build_definition)).clone()
+    }
+
+    fn build_definition(self) -> ToolDefinition {
         let (description, read_write, annotations) = match self {
             LedgerTool::Transfer => ("Move an amount from one account to another.", ReadWrite::Write, None),
             LedgerTool::SetLimit => (
@@ -112,7 +117,7 @@ impl LedgerTool {
             namespace: LEDGER.to_string(),
             source: LEDGER_SOURCE.to_string(),
             read_write,
-            input_schema: shared_schema(&*INPUT_SCHEMAS, self, LedgerTool::input_schema),
+            input_schema: SharedObject::new(self.input_schema()),
             output_schema: None,
             required_capability: Requirement {
                 resource: ResourceRef { namespace: LEDGER.to_string(), path: vec![ACCOUNTS.to_string()], owner: None },
@@ -180,7 +185,7 @@ impl Default for LedgerTimings {
 /// One ledger tool over a shared ledger.
 pub struct LedgerHandler {
     tool: LedgerTool,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
     ledger: Rc<Ledger>,
     timings: LedgerTimings,
 }
@@ -215,7 +220,7 @@ impl LedgerHandler {
     /// `tool` over `ledger`, working for `timings`.
     #[must_use]
     pub fn new(tool: LedgerTool, ledger: Rc<Ledger>, timings: LedgerTimings) -> LedgerHandler {
-        LedgerHandler { tool, definition: tool.definition(), ledger, timings }
+        LedgerHandler { tool, definition: shared(&*DEFINITIONS, tool, LedgerTool::build_definition), ledger, timings }
     }
 
     async fn run(
