@@ -11,7 +11,6 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::access::AccessContext;
-use sharedos_model::address::Address;
 use sharedos_model::capability::Grant;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -143,14 +142,11 @@ impl WorldGrantSource {
     /// actor, issuer the authority.
     #[must_use]
     pub fn grants_for(&self, context: &AccessContext) -> Vec<Grant> {
-        let same = |a: &Address, b: &Address| a.kind() == b.kind() && a.id() == b.id();
         self.grants
             .borrow()
             .iter()
             .filter(|g| {
-                g.namespace_id == context.namespace_id
-                    && same(&g.subject, &context.actor)
-                    && same(&g.issuer, &context.authority)
+                g.namespace_id == context.namespace_id && g.subject == context.actor && g.issuer == context.authority
             })
             .map(|g| (**g).clone())
             .collect()
