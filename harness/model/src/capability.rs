@@ -72,10 +72,10 @@ pub enum Scope {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Capability {
-    /// The resource.
-    pub resource: ResourceRef,
     /// Actions, matched literally (`"*"` covers all).
     pub actions: Vec<String>,
+    /// The resource.
+    pub resource: ResourceRef,
     /// Exact or descendants.
     pub scope: Scope,
 }
@@ -104,21 +104,21 @@ impl Validate for Capability {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Constraints {
-    /// Purposes the grant may be used for (exact match).
+    /// How many further delegation links may hang below this grant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purposes: Option<Vec<String>>,
-    /// Not active before this instant (judged at admission).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_before: Option<String>,
+    pub delegation_depth: Option<u64>,
     /// Inactive from this instant (judged at the operation instant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
     /// Bounded uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_uses: Option<u64>,
-    /// How many further delegation links may hang below this grant.
+    /// Not active before this instant (judged at admission).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delegation_depth: Option<u64>,
+    pub not_before: Option<String>,
+    /// Purposes the grant may be used for (exact match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purposes: Option<Vec<String>>,
 }
 
 impl Validate for Constraints {
@@ -158,29 +158,29 @@ impl Validate for Constraints {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Grant {
-    /// Grant id.
-    pub id: String,
-    /// World the grant belongs to.
-    pub namespace_id: String,
-    /// Who may use it.
-    pub subject: Address,
-    /// Who issued it.
-    pub issuer: Address,
     /// What it allows (1..=64).
     pub capabilities: Vec<Capability>,
     /// Limits on its use.
     pub constraints: Constraints,
+    /// Grant id.
+    pub id: String,
     /// When it was issued.
     pub issued_at: String,
-    /// When it was revoked (judged at admission).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revoked_at: Option<String>,
-    /// The grant it claims to be derived from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_grant_id: Option<String>,
+    /// Who issued it.
+    pub issuer: Address,
     /// Host-side data; never alters authority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// World the grant belongs to.
+    pub namespace_id: String,
+    /// The grant it claims to be derived from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_grant_id: Option<String>,
+    /// When it was revoked (judged at admission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+    /// Who may use it.
+    pub subject: Address,
 }
 
 impl Validate for Grant {
@@ -213,10 +213,10 @@ impl Validate for Grant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Requirement {
-    /// The resource.
-    pub resource: ResourceRef,
     /// The one action.
     pub action: String,
+    /// The resource.
+    pub resource: ResourceRef,
 }
 
 /// A description of missing authority; never authority itself.

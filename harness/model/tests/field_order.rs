@@ -1,4 +1,5 @@
-//! The record's types declare their fields in canonical key order.
+//! The record's and the grant's types declare their fields in canonical
+//! key order.
 //!
 //! Canonical JSON (RFC 8785) sorts every object's members. The canonical
 //! writer takes a struct's fields in declaration order and rewrites an
@@ -8,7 +9,7 @@
 #![allow(clippy::unwrap_used)]
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
-use sharedos_model::capability::ResourceRef;
+use sharedos_model::capability::{Capability, Constraints, Grant, Requirement, ResourceRef};
 use sharedos_model::execution::{Escalation, ExecutionEvent, RuntimeManifest};
 use sharedos_model::record::{
     AuditRef, AuthorityRecord, AuthoritySnapshot, CostRecord, Decision, DiffRef, ExecutionRecord, ExecutionSection,
@@ -86,6 +87,15 @@ fn record_types_declare_fields_in_canonical_order() {
     assert_sorted::<StateReference>("StateReference");
     assert_sorted::<DiffRef>("DiffRef");
     assert_sorted::<CostRecord>("CostRecord");
+}
+
+/// Grants are written canonically for every world's hash.
+#[test]
+fn grant_types_declare_fields_in_canonical_order() {
+    assert_sorted::<Grant>("Grant");
+    assert_sorted::<Capability>("Capability");
+    assert_sorted::<Constraints>("Constraints");
+    assert_sorted::<Requirement>("Requirement");
 }
 
 #[test]
