@@ -58,7 +58,8 @@ fn declared_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     }
 }
 
-fn assert_sorted<'de, T: Deserialize<'de>>(name: &str) {
+fn assert_sorted<'de, T: Deserialize<'de>>() {
+    let name = std::any::type_name::<T>();
     let fields = declared_fields::<T>();
     assert!(!fields.is_empty(), "{name}: no fields seen");
     let mut sorted = fields.to_vec();
@@ -70,32 +71,32 @@ fn assert_sorted<'de, T: Deserialize<'de>>(name: &str) {
 // `EscalationAsked` keeps its order: the manifest prints it as declared.
 #[test]
 fn record_types_declare_fields_in_canonical_order() {
-    assert_sorted::<ExecutionRecord>("ExecutionRecord");
-    assert_sorted::<ExperimentIdentity>("ExperimentIdentity");
-    assert_sorted::<SystemIdentity>("SystemIdentity");
-    assert_sorted::<RuntimeManifest>("RuntimeManifest");
-    assert_sorted::<AuthorityRecord>("AuthorityRecord");
-    assert_sorted::<AuthoritySnapshot>("AuthoritySnapshot");
-    assert_sorted::<ExecutionSection>("ExecutionSection");
-    assert_sorted::<Escalation>("Escalation");
-    assert_sorted::<Decision>("Decision");
-    assert_sorted::<Operation>("Operation");
-    assert_sorted::<ResourceRef>("ResourceRef");
-    assert_sorted::<ExecutionEvent>("ExecutionEvent");
-    assert_sorted::<AuditRef>("AuditRef");
-    assert_sorted::<StateRecord>("StateRecord");
-    assert_sorted::<StateReference>("StateReference");
-    assert_sorted::<DiffRef>("DiffRef");
-    assert_sorted::<CostRecord>("CostRecord");
+    assert_sorted::<ExecutionRecord>();
+    assert_sorted::<ExperimentIdentity>();
+    assert_sorted::<SystemIdentity>();
+    assert_sorted::<RuntimeManifest>();
+    assert_sorted::<AuthorityRecord>();
+    assert_sorted::<AuthoritySnapshot>();
+    assert_sorted::<ExecutionSection>();
+    assert_sorted::<Escalation>();
+    assert_sorted::<Decision>();
+    assert_sorted::<Operation>();
+    assert_sorted::<ResourceRef>();
+    assert_sorted::<ExecutionEvent>();
+    assert_sorted::<AuditRef>();
+    assert_sorted::<StateRecord>();
+    assert_sorted::<StateReference>();
+    assert_sorted::<DiffRef>();
+    assert_sorted::<CostRecord>();
 }
 
 /// Grants are written canonically for every world's hash.
 #[test]
 fn grant_types_declare_fields_in_canonical_order() {
-    assert_sorted::<Grant>("Grant");
-    assert_sorted::<Capability>("Capability");
-    assert_sorted::<Constraints>("Constraints");
-    assert_sorted::<Requirement>("Requirement");
+    assert_sorted::<Grant>();
+    assert_sorted::<Capability>();
+    assert_sorted::<Constraints>();
+    assert_sorted::<Requirement>();
 }
 
 #[test]

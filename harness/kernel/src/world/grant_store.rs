@@ -45,12 +45,12 @@ impl GrantEdit {
 
     /// Applies the edit to `grant` when it is the one named; true if it was.
     pub fn apply(&self, grant: &mut Grant) -> bool {
+        if !self.names(grant) {
+            return false;
+        }
         match self {
-            GrantEdit::Revoke { grant_id, at } if *grant_id == grant.id => grant.revoked_at = Some(at.clone()),
-            GrantEdit::Expire { grant_id, at } if *grant_id == grant.id => {
-                grant.constraints.expires_at = Some(at.clone())
-            }
-            _ => return false,
+            GrantEdit::Revoke { at, .. } => grant.revoked_at = Some(at.clone()),
+            GrantEdit::Expire { at, .. } => grant.constraints.expires_at = Some(at.clone()),
         }
         true
     }
