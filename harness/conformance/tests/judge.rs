@@ -220,7 +220,7 @@ fn r37_the_record_row_is_not_applicable_when_any_adversarial_attempt_is_unreacha
 #[test]
 fn r37_the_record_row_fails_on_an_unusable_record_and_other_rows_do_not() {
     let mut unusable = plain_record();
-    unusable.execution.events.clear();
+    unusable.execution.events = Vec::new().into();
     for kind in ["record_completeness", "read_to_mutation"] {
         let s = script("m", kind, json!([attack("a")]), None);
         let graded = grade_with(

@@ -480,7 +480,7 @@ fn r74_required_gaps_are_named_by_field_path() {
     record.authority.snapshots.clear();
     record.authority.stable_authority_hash = None;
     record.execution.decisions.clear();
-    record.execution.events.clear();
+    record.execution.events = Vec::new().into();
     let report = check_completeness(&record);
     assert_eq!(report.required_fields(), vec!["authority.snapshots", "execution.decisions", "execution.events"]);
 }

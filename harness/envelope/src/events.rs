@@ -5,9 +5,10 @@ use crate::options::{Clock, EventHook, IdFactory};
 use serde_json::{json, Map, Value};
 use sharedos_model::execution::ExecutionEvent;
 use sharedos_model::message::PROTOCOL_VERSION;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The envelope's event types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +53,13 @@ impl EventKind {
 
 /// Appends events with gapless sequence numbers and shows each to the observers.
 pub(crate) struct EventLog {
+    /// The events not yet handed to a result.
     events: RefCell<Vec<ExecutionEvent>>,
+    /// How many events [`EventLog::take`] has handed out, so sequence
+    /// numbers stay gapless across it.
+    taken: Cell<u64>,
+    /// The `source` of the last `turn.failed` event handed out.
+    taken_failure_source: RefCell<Option<String>>,
     clock: Rc<dyn Clock>,
     ids: Rc<dyn IdFactory>,
     execution_id: String,
@@ -70,6 +77,8 @@ impl EventLog {
     ) -> EventLog {
         EventLog {
             events: RefCell::new(Vec::new()),
+            taken: Cell::new(0),
+            taken_failure_source: RefCell::new(None),
             clock,
             ids,
             execution_id: execution_id.to_string(),
@@ -81,7 +90,7 @@ impl EventLog {
     /// Appends one event and calls every observer; what an observer throws
     /// is swallowed.
     pub(crate) fn emit(&self, kind: EventKind, data: Value) {
-        let sequence = self.events.borrow().len() as u64;
+        let sequence = self.taken.get() + self.events.borrow().len() as u64;
         let event = ExecutionEvent {
             version: PROTOCOL_VERSION.to_string(),
             event_id: self.ids.next_id(),
@@ -102,20 +111,31 @@ impl EventLog {
         }
     }
 
-    /// Every event so far.
-    pub(crate) fn snapshot(&self) -> Vec<ExecutionEvent> {
-        self.events.borrow().clone()
+    /// Every event not yet taken, moved out for the turn's result (which
+    /// is built once, so the events need not be copied); later events
+    /// continue the sequence.
+    pub(crate) fn take(&self) -> Arc<[ExecutionEvent]> {
+        let events = std::mem::take(&mut *self.events.borrow_mut());
+        if let Some(source) = failure_source(&events) {
+            *self.taken_failure_source.borrow_mut() = Some(source);
+        }
+        self.taken.set(self.taken.get() + events.len() as u64);
+        events.into()
     }
 
-    /// The `source` of the last `turn.failed` event, if any.
+    /// The `source` of the last `turn.failed` event, if any, taken or not.
     pub(crate) fn last_failure_source(&self) -> Option<String> {
-        self.events
-            .borrow()
-            .iter()
-            .rev()
-            .find(|e| e.kind == EventKind::TurnFailed.as_str())
-            .and_then(|e| e.data.get("source").and_then(Value::as_str).map(str::to_string))
+        failure_source(&self.events.borrow()).or_else(|| self.taken_failure_source.borrow().clone())
     }
+}
+
+/// The `source` of the last `turn.failed` event of `events`.
+fn failure_source(events: &[ExecutionEvent]) -> Option<String> {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::TurnFailed.as_str())
+        .and_then(|e| e.data.get("source").and_then(Value::as_str).map(str::to_string))
 }
 
 /// `tool.requested` / `tool.completed` payload.
@@ -138,4 +158,49 @@ pub(crate) fn tool_data(call_id: &str, tool: &str, step: Option<u64>, status: Op
 /// `turn.failed` payload.
 pub(crate) fn failed_data(code: &str, source: &str) -> Value {
     json!({ "code": code, "source": source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::SequentialIds;
+
+    /// A clock that never moves.
+    struct Fixed;
+
+    impl Clock for Fixed {
+        fn now(&self) -> String {
+            "2026-08-18T09:00:00.000Z".to_string()
+        }
+    }
+
+    fn log(observers: Vec<EventHook>) -> EventLog {
+        EventLog::new(Rc::new(Fixed), Rc::new(SequentialIds::new("event")), "exec", "trace", observers)
+    }
+
+    #[test]
+    fn events_after_a_take_continue_the_sequence() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&seen);
+        let log = log(vec![Rc::new(move |e: &ExecutionEvent| sink.borrow_mut().push(e.sequence))]);
+        log.emit(EventKind::TurnStarted, json!({}));
+        log.emit(EventKind::TurnCompleted, json!({}));
+        let taken = log.take();
+        log.emit(EventKind::ToolCompleted, json!({}));
+        assert_eq!(taken.iter().map(|e| e.sequence).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(*seen.borrow(), [0, 1, 2]);
+        assert_eq!(log.take().iter().map(|e| e.sequence).collect::<Vec<_>>(), [2]);
+    }
+
+    #[test]
+    fn the_failure_source_survives_a_take_and_a_later_failure_wins() {
+        let log = log(Vec::new());
+        log.emit(EventKind::TurnFailed, json!({ "source": "runtime" }));
+        let _ = log.take();
+        assert_eq!(log.last_failure_source().as_deref(), Some("runtime"));
+        log.emit(EventKind::TurnFailed, json!({ "source": "envelope" }));
+        assert_eq!(log.last_failure_source().as_deref(), Some("envelope"));
+        let _ = log.take();
+        assert_eq!(log.last_failure_source().as_deref(), Some("envelope"));
+    }
 }

@@ -24,6 +24,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
 /// SharedOS's executor: the fixed layer around one seated runtime.
@@ -121,7 +122,7 @@ impl Executor {
             events.emit(EventKind::TurnDenied, json!({ "code": code.as_str() }));
             let ending = Ending::with_error(ExecutionStatus::Denied, envelope_error(code, None));
             let metadata = Annotations::default().merge(None, &self.result_provenance());
-            let result = self.result(request, &started_at, ending, events.snapshot(), metadata);
+            let result = self.result(request, &started_at, ending, events.take(), metadata);
             return (result, events.last_failure_source());
         }
         let turn = self.open_turn(request, options, events);
@@ -138,7 +139,7 @@ impl Executor {
             }
         };
         let metadata = turn.annotations.merge(ending.outcome_metadata.as_ref(), &self.result_provenance());
-        let result = self.result(request, &started_at, ending, turn.events.snapshot(), metadata);
+        let result = self.result(request, &started_at, ending, turn.events.take(), metadata);
         close_turn(&turn, &scope);
         turn.tasks.drive_to_completion().await;
         (result, turn.events.last_failure_source())
@@ -260,7 +261,7 @@ impl Executor {
         request: &ExecutionRequest,
         started_at: &str,
         ending: Ending,
-        events: Vec<sharedos_model::execution::ExecutionEvent>,
+        events: Arc<[sharedos_model::execution::ExecutionEvent]>,
         metadata: Map<String, Value>,
     ) -> ExecutionResult {
         ExecutionResult {

@@ -145,7 +145,7 @@ async fn e36_on_event_sees_every_event_in_order_and_cannot_change_the_result() {
         .await
         .unwrap();
     assert_eq!(result.status, ExecutionStatus::Succeeded);
-    assert_eq!(*seen.borrow(), result.events);
+    assert_eq!(*seen.borrow(), *result.events);
     let sequences: Vec<u64> = result.events.iter().map(|e| e.sequence).collect();
     assert_eq!(sequences, (0..result.events.len() as u64).collect::<Vec<_>>());
     assert!(result.events.iter().all(|e| e.trace_id == TRACE && e.execution_id == "exec-1"));

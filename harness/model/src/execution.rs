@@ -324,8 +324,8 @@ pub struct ExecutionResult {
     /// On `escalated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<Escalation>,
-    /// Every event, in order.
-    pub events: Vec<ExecutionEvent>,
+    /// Every event, in order; shared with the record assembled from it.
+    pub events: Arc<[ExecutionEvent]>,
     /// Envelope clock at the start.
     pub started_at: String,
     /// Envelope clock at the end.

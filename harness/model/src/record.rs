@@ -23,6 +23,7 @@ use crate::message::PROTOCOL_VERSION;
 use crate::validate::{child, index, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// The record schema version.
 pub const RECORD_VERSION: &str = "1";
@@ -238,8 +239,8 @@ pub struct ExecutionSection {
     /// The runtime's claim that it asked for a human.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation_asked: Option<EscalationAsked>,
-    /// Every envelope event, in order.
-    pub events: Vec<ExecutionEvent>,
+    /// Every envelope event, in order; shared with the turn's result.
+    pub events: Arc<[ExecutionEvent]>,
     /// The turn.
     pub execution_id: String,
     /// The catalogue the runtime was shown.

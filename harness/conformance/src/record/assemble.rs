@@ -19,6 +19,7 @@ use sharedos_model::record::{
     SystemIdentity, RECORD_VERSION,
 };
 use sharedos_model::validate::ValidationError;
+use std::sync::Arc;
 
 /// What the caller states about the system; the runtime comes separately.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -249,7 +250,7 @@ fn execution_section(input: &AssemblyInput<'_>, audit: &[&AuditEvent], exposed_t
         requested_tools: input.request.tools.iter().map(|t| t.name.clone()).collect(),
         decisions: audit.iter().filter(|e| e.kind == AuditType::AuthorizationChecked).map(|e| decision(e)).collect(),
         operations: operations(audit, result),
-        events: result.events.clone(),
+        events: Arc::clone(&result.events),
         audit_ref: input.audit_ref.clone(),
     }
 }
