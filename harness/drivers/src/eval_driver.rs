@@ -22,6 +22,7 @@ use sharedos_model::tool::ToolDefinition;
 use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// How many frames one `next` may read without a decision, by default.
 pub const DEFAULT_MAX_IGNORED_FRAMES: u64 = 512;
@@ -36,7 +37,7 @@ pub mod codes {
 
 /// Renders a catalogue in a protocol's tool shape (see
 /// [`EvalHarnessDriverOptions::render_tools`]).
-pub type ToolRenderer = Rc<dyn Fn(&dyn HarnessProtocol, &[ToolDefinition]) -> Rc<Value>>;
+pub type ToolRenderer = Rc<dyn Fn(&dyn HarnessProtocol, &[Arc<ToolDefinition>]) -> Rc<Value>>;
 
 /// How an eval-harness driver is built.
 #[derive(Clone)]

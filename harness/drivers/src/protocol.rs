@@ -5,6 +5,7 @@
 use crate::frame::{HarnessFrame, HarnessStep};
 use serde_json::{Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
+use std::sync::Arc;
 
 /// One vendor's wire format as the eval driver speaks it.
 pub trait HarnessProtocol {
@@ -12,7 +13,7 @@ pub trait HarnessProtocol {
     fn id(&self) -> &'static str;
 
     /// The catalogue in the vendor's tool shape.
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value;
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value;
 
     /// What one frame means. Never panics; an irrelevant or malformed frame
     /// yields no step.

@@ -6,6 +6,7 @@
 //! the model is asked anything.
 
 use sharedos_model::tool::ToolDefinition;
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 /// Why the catalogue cannot be named on the wire.
@@ -53,9 +54,9 @@ impl ToolNameCodec {
     ///
     /// # Errors
     /// A name that cannot be written on the wire, or two names that collide.
-    pub fn new(tools: &[ToolDefinition]) -> Result<ToolNameCodec, ToolNameError> {
+    pub fn new<T: Borrow<ToolDefinition>>(tools: &[T]) -> Result<ToolNameCodec, ToolNameError> {
         let mut codec = ToolNameCodec::default();
-        for tool in tools {
+        for tool in tools.iter().map(Borrow::borrow) {
             let wire = wire_name(&tool.name);
             if !is_wire_safe(&wire) {
                 return Err(ToolNameError::Unrepresentable { tool: tool.name.clone(), wire });

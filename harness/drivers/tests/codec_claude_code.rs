@@ -15,6 +15,7 @@ use sharedos_drivers::vendor::Vendor;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 const FIXED: &str = "The Claude Code harness reported a failure.";
 
@@ -276,7 +277,7 @@ fn d39_tools_are_described_with_an_input_schema() {
         metadata: None,
     };
     assert_eq!(
-        ClaudeCodeProtocol.describe_tools(&[tool]),
+        ClaudeCodeProtocol.describe_tools(&[Arc::new(tool)]),
         json!([{"name": "files.read", "description": "Reads a file.", "input_schema": {"type": "object"}}])
     );
 }

@@ -16,6 +16,7 @@ use sharedos_drivers::vendor::Vendor;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 fn frame(value: Value) -> HarnessFrame {
     value.as_object().expect("a frame is an object").clone()
@@ -290,7 +291,7 @@ fn d39_tools_are_described_as_functions() {
         metadata: None,
     };
     assert_eq!(
-        CodexProtocol.describe_tools(&[tool]),
+        CodexProtocol.describe_tools(&[Arc::new(tool)]),
         json!([{"type": "function", "name": "files.read", "description": "Reads a file.",
             "parameters": {"type": "object", "properties": {"path": {"type": "array"}}}}])
     );

@@ -12,6 +12,7 @@ use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_model::tool::{ToolDefinition, ToolOutcome, ToolResult};
+use std::sync::Arc;
 
 fn frame(value: Value) -> HarnessFrame {
     match value {
@@ -301,7 +302,7 @@ fn d39_tools_are_described_in_the_tool_schema_shape() {
     }))
     .unwrap();
     assert_eq!(
-        DeepSeekProtocol.describe_tools(&[tool]),
+        DeepSeekProtocol.describe_tools(&[Arc::new(tool)]),
         json!([{"name": "files.read", "description": "Reads a file.",
             "parameters": {"type": "object", "properties": {"path": {"type": "array"}}}}])
     );

@@ -12,6 +12,7 @@ use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_model::tool::{ProtocolError, ToolDefinition, ToolOutcome, ToolResult};
+use std::sync::Arc;
 
 fn frame(value: Value) -> HarnessFrame {
     match value {
@@ -248,7 +249,7 @@ fn d39_tools_are_described_in_the_define_tool_shape() {
     }))
     .unwrap();
     assert_eq!(
-        PiProtocol.describe_tools(&[tool]),
+        PiProtocol.describe_tools(&[Arc::new(tool)]),
         json!([{"name": "files.read", "label": "files.read", "description": "Reads a file.", "parameters": {"type": "object"}}])
     );
     assert!(Vendor::Pi.catalogue_out_of_band());

@@ -17,6 +17,7 @@ use sharedos_model::execution::{ExecutionResult, ExecutionStatus, RuntimeManifes
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;
 use std::rc::Rc;
+use std::sync::Arc;
 use support::harness::{frame, noise, prose, tool_step, BatchTransport, StepsProtocol};
 use support::{ending, events_of, meta, World};
 
@@ -91,6 +92,7 @@ async fn d18_the_seat_is_hashed_before_the_transport_opens_and_the_turn_request_
         .iter()
         .filter(|t| visible.as_array().unwrap().contains(&json!(t.name)))
         .cloned()
+        .map(Arc::new)
         .collect();
     assert_eq!(*opened.tools, StepsProtocol.describe_tools(&effective), "the permission-filtered catalogue only");
     assert!(!visible.as_array().unwrap().contains(&json!("admin.grant.issue")));

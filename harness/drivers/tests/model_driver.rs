@@ -23,6 +23,7 @@ use sharedos_model::execution::{ExecutionResult, ExecutionStatus};
 use sharedos_model::tool::ToolDefinition;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 use support::{ending, events_of, meta, World};
 
 const POLICY_ARGS: &str = r#"{"path":["Workspace","policy.md"]}"#;
@@ -92,7 +93,7 @@ async fn open_refuses_a_colliding_catalogue() {
     let client = Rc::new(TranscriptModelClient::new(vec![]));
     let driver = ModelDriver::new(options(&client));
     let mut request = support_runtime_request(&world);
-    request.tools = vec![tool_named("files.read"), tool_named("files_read")];
+    request.tools = vec![Arc::new(tool_named("files.read")), Arc::new(tool_named("files_read"))];
     let opened = driver.open(Rc::new(request), AbortSignal::new()).await;
     assert!(matches!(opened, Err(DriverError::ToolName(ToolNameError::Collision { .. }))));
     assert!(client.requests().is_empty(), "the model is asked nothing");
@@ -114,7 +115,7 @@ fn support_runtime_request(world: &World) -> sharedos_model::execution::RuntimeT
             reach: sharedos_model::access::Reach::Computed { reach: vec![] },
         },
         message: request.message,
-        tools: request.tools.to_vec(),
+        tools: request.tools.iter().cloned().map(Arc::new).collect(),
         state: None,
         options: None,
         metadata: None,

@@ -19,11 +19,12 @@ use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 fn request(payload: Value, with_escalation: bool) -> RuntimeTurnRequest {
-    let mut tools = vec![definition(FileAction::Read)];
+    let mut tools = vec![Arc::new(definition(FileAction::Read))];
     if with_escalation {
-        tools.push(escalation_tool().definition().clone());
+        tools.push(escalation_tool().shared_definition());
     }
     RuntimeTurnRequest {
         version: PROTOCOL_VERSION.into(),

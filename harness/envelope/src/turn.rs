@@ -15,6 +15,7 @@ use sharedos_model::tool::ToolDefinition;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 use tokio::sync::Notify;
 
 /// The tool that makes an `escalate` outcome acceptable.
@@ -32,11 +33,11 @@ impl Catalogue {
     /// Kernel-listed definitions whose names were requested, in kernel
     /// order, and the catalogue of their names.
     pub(crate) fn effective(
-        listed: Vec<ToolDefinition>,
+        listed: Vec<Arc<ToolDefinition>>,
         requested: &[ToolDefinition],
-    ) -> (Catalogue, Vec<ToolDefinition>) {
+    ) -> (Catalogue, Vec<Arc<ToolDefinition>>) {
         let names: BTreeSet<&str> = requested.iter().map(|t| t.name.as_str()).collect();
-        let tools: Vec<ToolDefinition> = listed.into_iter().filter(|t| names.contains(t.name.as_str())).collect();
+        let tools: Vec<Arc<ToolDefinition>> = listed.into_iter().filter(|t| names.contains(t.name.as_str())).collect();
         let entries = tools.iter().map(|t| (t.name.clone(), t.is_repeatable())).collect();
         (Catalogue { entries }, tools)
     }

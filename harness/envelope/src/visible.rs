@@ -7,6 +7,7 @@ use sharedos_model::access::{AccessContext, Reach, RuntimeVisibleContext};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionRequest, RuntimeLimits, RuntimeTurnRequest};
 use sharedos_model::tool::ToolDefinition;
+use std::sync::Arc;
 
 /// §2.2: actor, then receiver, then trace-or-purpose; first mismatch wins.
 #[must_use]
@@ -42,7 +43,7 @@ pub(crate) fn runtime_request(
     request: &ExecutionRequest,
     context: &AccessContext,
     reach: Reach,
-    tools: Vec<ToolDefinition>,
+    tools: Vec<Arc<ToolDefinition>>,
 ) -> RuntimeTurnRequest {
     RuntimeTurnRequest {
         version: request.version.clone(),
@@ -70,7 +71,7 @@ pub(crate) fn runtime_request(
 /// entry whose resource cannot be read is dropped; an unavailable reach
 /// passes through untouched.
 #[must_use]
-pub fn narrow_reach(reach: Reach, tools: &[ToolDefinition]) -> Reach {
+pub fn narrow_reach(reach: Reach, tools: &[Arc<ToolDefinition>]) -> Reach {
     match reach {
         Reach::Computed { reach } => {
             Reach::Computed { reach: reach.into_iter().filter(|entry| reachable(entry, tools)).collect() }
@@ -79,7 +80,7 @@ pub fn narrow_reach(reach: Reach, tools: &[ToolDefinition]) -> Reach {
     }
 }
 
-fn reachable(entry: &Value, tools: &[ToolDefinition]) -> bool {
+fn reachable(entry: &Value, tools: &[Arc<ToolDefinition>]) -> bool {
     let resource = entry.get("resource").unwrap_or(entry);
     let Some(namespace) = resource.get("namespace").and_then(Value::as_str) else { return false };
     let path: Vec<&str> = resource

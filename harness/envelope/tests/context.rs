@@ -95,7 +95,7 @@ async fn e10_e11_tools_are_kernel_listed_and_requested_in_kernel_order() {
     let seen = p.seen.borrow()[0].clone();
     let names: Vec<&str> = seen.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, vec!["files.b", "files.a"]);
-    assert_eq!(seen.tools[0], kernel_b);
+    assert_eq!(*seen.tools[0], kernel_b);
     assert_eq!(result.events[0].kind, "turn.started");
     assert_eq!(result.events[0].data["visibleTools"], json!(["files.b", "files.a"]));
     assert_eq!(result.events[0].data["runtime"], json!({"id": "scripted", "version": "0.1.0", "protocolVersion": "1"}));

@@ -19,7 +19,7 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::Escalation;
 use sharedos_model::tool::{ProtocolError, ReadWrite, SharedObject, ToolDefinition, ToolOutcome, ToolResult};
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The affordance's name.
 pub const ESCALATE: &str = "sharedos.escalate";
@@ -29,7 +29,7 @@ pub const MAX_REASON_CHARS: usize = 512;
 
 /// The `sharedos.escalate` handler.
 struct EscalationTool {
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
 }
 
 /// The escalation tool's input schema, built once (see
@@ -47,32 +47,39 @@ static REASON_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| {
 /// A fresh `sharedos.escalate` handler for a kernel's static registry.
 #[must_use]
 pub fn escalation_tool() -> Rc<dyn ToolHandler> {
-    Rc::new(EscalationTool {
-        definition: ToolDefinition {
-            name: ESCALATE.to_string(),
-            description: "Stop and ask a human to review; ends the turn as escalated".to_string(),
-            namespace: "sharedos".to_string(),
-            source: "sharedos".to_string(),
-            read_write: ReadWrite::Write,
-            input_schema: SharedObject::clone(&REASON_SCHEMA),
-            output_schema: None,
-            required_capability: Requirement {
-                resource: ResourceRef {
-                    namespace: "sharedos".to_string(),
-                    path: vec!["escalation".to_string()],
-                    owner: None,
-                },
-                action: "request".to_string(),
-            },
-            annotations: None,
-            metadata: None,
-        },
-    })
+    Rc::new(EscalationTool { definition: Arc::clone(&DEFINITION) })
 }
+
+/// The one definition every handler of a run shares.
+static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| {
+    Arc::new(ToolDefinition {
+        name: ESCALATE.to_string(),
+        description: "Stop and ask a human to review; ends the turn as escalated".to_string(),
+        namespace: "sharedos".to_string(),
+        source: "sharedos".to_string(),
+        read_write: ReadWrite::Write,
+        input_schema: SharedObject::clone(&REASON_SCHEMA),
+        output_schema: None,
+        required_capability: Requirement {
+            resource: ResourceRef {
+                namespace: "sharedos".to_string(),
+                path: vec!["escalation".to_string()],
+                owner: None,
+            },
+            action: "request".to_string(),
+        },
+        annotations: None,
+        metadata: None,
+    })
+});
 
 impl ToolHandler for EscalationTool {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
+    }
+
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
     }
 
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {

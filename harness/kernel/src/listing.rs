@@ -16,7 +16,9 @@ use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::tagged_hash;
 use sharedos_model::capability::Requirement;
 use sharedos_model::codes::ReasonCode;
-use sharedos_model::tool::{ToolAnnotations, ToolDefinition};
+use sharedos_model::tool::{same_definitions, ToolAnnotations, ToolDefinition};
+use std::borrow::Borrow;
+use std::sync::Arc;
 
 /// The domain tag of catalogue hashes.
 pub const CATALOG_HASH_TAG: &str = "sharedos/catalog/v1";
@@ -27,7 +29,7 @@ pub const CATALOG_HASH_TAG: &str = "sharedos/catalog/v1";
 ///
 /// # Errors
 /// Only when a definition cannot be serialised, which well-formed JSON cannot cause.
-pub fn catalog_hash(tools: &[ToolDefinition]) -> Result<String, KernelError> {
+pub fn catalog_hash<T: Borrow<ToolDefinition>>(tools: &[T]) -> Result<String, KernelError> {
     /// The model-facing projection of one tool, borrowed from its definition.
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -44,7 +46,8 @@ pub fn catalog_hash(tools: &[ToolDefinition]) -> Result<String, KernelError> {
     }
     let mut projection: Vec<Projection<'_>> = tools
         .iter()
-        .map(|tool| Projection {
+        .map(Borrow::borrow)
+        .map(|tool: &ToolDefinition| Projection {
             name: &tool.name,
             description: &tool.description,
             input_schema: &tool.input_schema,
@@ -68,7 +71,7 @@ impl Kernel {
         &self,
         context: &AccessContext,
         signal: &AbortSignal,
-    ) -> Result<Vec<ToolDefinition>, KernelError> {
+    ) -> Result<Vec<Arc<ToolDefinition>>, KernelError> {
         check_abort(signal)?;
         let state = self.turn_state(context, signal).await?;
         let authority = match &*state.authority {
@@ -101,14 +104,14 @@ impl Kernel {
             };
             let decision = self.core.decide_in(authority, &ask, &memo);
             if decision.allowed {
-                listed.push(definition.clone());
+                listed.push(handler.shared_definition());
             } else {
                 withheld += 1;
                 fail_closed |= decision.reason_code.is_fail_closed();
             }
         }
         let hash = self.core.memos.catalog.get_or_compute(
-            |tools| tools.as_slice() == listed.as_slice(),
+            |tools| same_definitions(tools, &listed),
             || listed.clone(),
             || catalog_hash(&listed),
         )?;
@@ -132,7 +135,7 @@ impl Kernel {
         event.reason = Some(ReasonCode::AuthorityUnavailable.as_str().to_string());
         event.fail_closed = Some(true);
         event.source = Some(Source::Kernel);
-        event.metadata = Some(listing_metadata(&catalog_hash(&[])?, context, None, 0));
+        event.metadata = Some(listing_metadata(&catalog_hash::<ToolDefinition>(&[])?, context, None, 0));
         self.core.write_pre(event).await
     }
 

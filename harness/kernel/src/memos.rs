@@ -3,6 +3,7 @@
 use sharedos_authz::authority::SnapshotHashes;
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
+use std::sync::Arc;
 
 /// How many distinct sets each memo keeps.
 const CAPACITY: usize = 32;
@@ -17,7 +18,7 @@ pub struct HashMemos {
     /// Authority snapshot hashes, by sorted grant set.
     pub(crate) authority: SnapshotHashes,
     /// Catalogue hashes, by the listed tools.
-    pub(crate) catalog: Memo<Vec<ToolDefinition>, String>,
+    pub(crate) catalog: Memo<Vec<Arc<ToolDefinition>>, String>,
 }
 
 impl Default for HashMemos {

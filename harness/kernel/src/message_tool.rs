@@ -20,7 +20,7 @@ use sharedos_model::tool::{
 };
 use sharedos_model::validate::Validate;
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The tool's name.
 pub const MESSAGES_REQUEST: &str = "messages.request";
@@ -28,12 +28,12 @@ pub const MESSAGES_REQUEST: &str = "messages.request";
 /// The `messages.request` handler.
 pub(crate) struct MessageRequestTool {
     core: Rc<Core>,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
 }
 
 impl MessageRequestTool {
     pub(crate) fn new(core: Rc<Core>) -> MessageRequestTool {
-        MessageRequestTool { core, definition: definition() }
+        MessageRequestTool { core, definition: Arc::clone(&DEFINITION) }
     }
 
     /// The kernel hands one frozen parsed call to both hooks, so its address
@@ -183,6 +183,10 @@ impl ToolHandler for MessageRequestTool {
         &self.definition
     }
 
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
+    }
+
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {
         parse_request_arguments(arguments)
     }
@@ -223,8 +227,11 @@ impl ToolHandler for MessageRequestTool {
 /// list it in a turn request whether or not the kernel registers it.
 #[must_use]
 pub fn messages_request_definition() -> ToolDefinition {
-    definition()
+    ToolDefinition::clone(&DEFINITION)
 }
+
+/// The one definition every handler of a run shares.
+static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| Arc::new(definition()));
 
 /// The request tool's input and output schemas, built once (see
 /// [`crate::world::arguments::shared_schema`]).

@@ -11,6 +11,7 @@ use sharedos_model::capability::Decision;
 use sharedos_model::execution::{Escalation, ExecutionStatus};
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A turn's authority lease; closing it is idempotent.
 pub trait TurnScope {
@@ -75,7 +76,7 @@ pub trait TurnKernel {
         &'a self,
         context: &'a AccessContext,
         signal: &'a AbortSignal,
-    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>>;
+    ) -> LocalBoxFuture<'a, Result<Vec<Arc<ToolDefinition>>, KernelError>>;
 
     /// Mediates one call (30-kernel §2).
     fn invoke_tool<'a>(

@@ -16,6 +16,7 @@ use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Loads the grants a context may exercise.
 pub trait GrantSource {
@@ -119,6 +120,13 @@ pub enum HandlerError {
 pub trait ToolHandler {
     /// The registry's definition; the model's view of the tool is never trusted.
     fn definition(&self) -> &ToolDefinition;
+
+    /// The definition as a listing hands it out. A handler that keeps its
+    /// definition shared hands out the same one each time, so a listing
+    /// copies no definition.
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::new(self.definition().clone())
+    }
 
     /// The mandatory runtime parser; `Err` makes the call `invalid_tool_arguments`.
     ///

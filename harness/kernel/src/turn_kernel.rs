@@ -15,6 +15,7 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{Escalation, ExecutionStatus};
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::Arc;
 
 impl Kernel {
     /// Writes `turn.ended`: cancelled turns are recorded as failed with
@@ -95,7 +96,7 @@ impl TurnKernel for Kernel {
         &'a self,
         context: &'a AccessContext,
         signal: &'a AbortSignal,
-    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
+    ) -> LocalBoxFuture<'a, Result<Vec<Arc<ToolDefinition>>, KernelError>> {
         Box::pin(Kernel::list_tools(self, context, signal))
     }
 

@@ -10,7 +10,7 @@ use sharedos_kernel::port::TurnKernel;
 use sharedos_kernel::ports::ToolHandler;
 use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::audit::{AuditOutcome, AuditType};
-use sharedos_model::tool::{ToolDefinition, ToolStatus};
+use sharedos_model::tool::ToolStatus;
 use std::rc::Rc;
 use support::*;
 
@@ -238,13 +238,8 @@ async fn providers_are_merged_in_id_order_after_static_tools() {
         .provider(Provider::new("alpha", vec![a]))
         .build()
         .unwrap();
-    let names: Vec<String> = kernel
-        .list_tools(&ctx(), &AbortSignal::new())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|d: ToolDefinition| d.name)
-        .collect();
+    let names: Vec<String> =
+        kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().into_iter().map(|d| d.name.clone()).collect();
     assert_eq!(names, vec!["files.read", "files.list", "files.stat"]);
     assert_eq!(sink.last(AuditType::ToolCatalogListed).outcome, AuditOutcome::Succeeded);
 }

@@ -11,9 +11,10 @@ use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::tool::ToolDefinition;
+use std::sync::Arc;
 use support::*;
 
-fn names(tools: &[ToolDefinition]) -> Vec<&str> {
+fn names(tools: &[Arc<ToolDefinition>]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_str()).collect()
 }
 
@@ -78,7 +79,7 @@ async fn k33_unavailable_authority_lists_nothing_and_records_a_fail_closed_denia
     );
     let metadata = record.metadata.unwrap();
     assert_eq!(metadata["withheldCount"], 0);
-    assert_eq!(metadata["catalogHash"], catalog_hash(&[]).unwrap());
+    assert_eq!(metadata["catalogHash"], catalog_hash::<ToolDefinition>(&[]).unwrap());
 }
 
 #[tokio::test]

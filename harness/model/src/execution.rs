@@ -156,8 +156,8 @@ pub struct RuntimeTurnRequest {
     pub context: RuntimeVisibleContext,
     /// The delivered message.
     pub message: MessageEnvelope,
-    /// The effective catalogue.
-    pub tools: Vec<ToolDefinition>,
+    /// The effective catalogue, sharing the kernel listing's definitions.
+    pub tools: Vec<Arc<ToolDefinition>>,
     /// Opaque state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<Map<String, Value>>,

@@ -67,6 +67,13 @@ pub struct ToolDefinition {
     pub metadata: Option<Map<String, Value>>,
 }
 
+/// Whether two listings hold equal definitions, in order; shared
+/// definitions compare by address first.
+#[must_use]
+pub fn same_definitions(a: &[Arc<ToolDefinition>], b: &[Arc<ToolDefinition>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| Arc::ptr_eq(x, y) || x == y)
+}
+
 impl ToolDefinition {
     /// True when a repeat of this call cannot add an effect: a `read` tool or
     /// a write declared idempotent.

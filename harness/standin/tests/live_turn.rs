@@ -31,6 +31,7 @@ use sharedos_model::tool::{ToolDefinition, ToolResult};
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 use support::{standin, stream, HANG_GUARD};
 
@@ -166,7 +167,7 @@ impl HarnessProtocol for Recording {
         self.inner.id()
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         self.inner.describe_tools(tools)
     }
 

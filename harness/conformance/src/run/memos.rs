@@ -7,7 +7,7 @@ use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
-use sharedos_model::tool::ToolDefinition;
+use sharedos_model::tool::{same_definitions, ToolDefinition};
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub struct RunMemos {
     /// What every worker of the run shares.
     shared: Arc<SharedMemos>,
     /// Catalogues as each vendor protocol renders them for its harness.
-    renderings: Memo<(&'static str, Vec<ToolDefinition>), Rc<Value>>,
+    renderings: Memo<(&'static str, Vec<Arc<ToolDefinition>>), Rc<Value>>,
 }
 
 /// The memos every worker of a run shares: world hashes, which cost far
@@ -90,10 +90,10 @@ impl RunMemos {
     /// `tools` in `protocol`'s tool shape. A protocol renders a catalogue
     /// from the catalogue alone, so the rendering is the same for every
     /// turn that offers these tools.
-    pub fn rendered_tools(&self, protocol: &dyn HarnessProtocol, tools: &[ToolDefinition]) -> Rc<Value> {
+    pub fn rendered_tools(&self, protocol: &dyn HarnessProtocol, tools: &[Arc<ToolDefinition>]) -> Rc<Value> {
         let id = protocol.id();
         let Ok(rendered) = self.renderings.get_or_compute(
-            |(known_id, known)| *known_id == id && known.as_slice() == tools,
+            |(known_id, known)| *known_id == id && same_definitions(known, tools),
             || (id, tools.to_vec()),
             || Ok::<_, Infallible>(Rc::new(protocol.describe_tools(tools))),
         );
@@ -108,16 +108,22 @@ mod tests {
     use crate::world::World;
     use crate::world_options::WorldOptions;
     use sharedos_drivers::vendor::Vendor;
+    use sharedos_model::tool::ToolDefinition;
     use std::rc::Rc;
+    use std::sync::Arc;
 
     #[test]
     fn a_catalogue_is_rendered_once_per_protocol_and_as_the_protocol_renders_it() {
         let memos = RunMemos::default();
-        let tools = World::build(&WorldOptions::default()).unwrap().requested_tools;
+        let shared = |tools: &[ToolDefinition]| tools.iter().cloned().map(Arc::new).collect::<Vec<_>>();
+        let requested = World::build(&WorldOptions::default()).unwrap().requested_tools;
+        let tools = shared(&requested);
         let (codex, pi) = (Vendor::Codex.protocol(), Vendor::Pi.protocol());
         let first = memos.rendered_tools(codex.as_ref(), &tools);
         assert_eq!(*first, codex.describe_tools(&tools));
         assert!(Rc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &tools)), "remembered");
+        let copies = shared(&requested);
+        assert!(Rc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &copies)), "equal copies are remembered too");
         assert_eq!(*memos.rendered_tools(pi.as_ref(), &tools), pi.describe_tools(&tools), "keyed by protocol");
         let fewer = &tools[1..];
         assert_eq!(*memos.rendered_tools(codex.as_ref(), fewer), codex.describe_tools(fewer), "keyed by catalogue");

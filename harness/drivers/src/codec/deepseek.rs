@@ -75,6 +75,7 @@ use crate::wire::{into_frame, tool_result_text};
 use event::{error_response, event_meaning, session_event, unparseable_arguments_step, EventMeaning};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
+use std::sync::Arc;
 
 /// The protocol id.
 pub const PROTOCOL_ID: &str = "deepseek.harness.session-events";
@@ -91,7 +92,7 @@ impl HarnessProtocol for DeepSeekProtocol {
         PROTOCOL_ID
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         Value::Array(tools.iter().map(|tool| Value::Object(listed_tool(tool, "parameters"))).collect())
     }
 

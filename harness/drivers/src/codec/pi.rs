@@ -78,6 +78,7 @@ use crate::wire::{into_frame, tool_result_text};
 use event::{pi_meaning, PiMeaning};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
+use std::sync::Arc;
 
 /// The protocol id.
 pub const PROTOCOL_ID: &str = "pi.rpc.jsonl";
@@ -91,7 +92,7 @@ impl HarnessProtocol for PiProtocol {
         PROTOCOL_ID
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         Value::Array(
             tools
                 .iter()

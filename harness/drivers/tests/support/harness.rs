@@ -12,6 +12,7 @@ use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Frames are `{steps: [HarnessStep...]}`; anything else means nothing.
 pub struct StepsProtocol;
@@ -24,7 +25,7 @@ impl HarnessProtocol for StepsProtocol {
         STEPS_PROTOCOL
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         Value::Array(tools.iter().map(|t| json!({"name": t.name})).collect())
     }
 

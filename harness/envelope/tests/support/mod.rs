@@ -25,6 +25,7 @@ use sharedos_model::tool::{
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const TRACE: &str = "trace-1";
@@ -416,10 +417,10 @@ impl TurnKernel for FakeKernel {
         &'a self,
         _context: &'a AccessContext,
         _signal: &'a AbortSignal,
-    ) -> LocalBoxFuture<'a, Result<Vec<ToolDefinition>, KernelError>> {
+    ) -> LocalBoxFuture<'a, Result<Vec<Arc<ToolDefinition>>, KernelError>> {
         Box::pin(async move {
             self.opening(Op::List, "list").await?;
-            Ok(self.catalogue.borrow().clone())
+            Ok(self.catalogue.borrow().iter().cloned().map(Arc::new).collect())
         })
     }
 

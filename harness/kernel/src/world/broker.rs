@@ -18,7 +18,7 @@ use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinit
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The search tool's input schema, built once (see
 /// [`super::arguments::shared_schema`]).
@@ -73,7 +73,7 @@ pub struct BrokerSearch {
 
 /// A `notion.search` handler as one listing built it.
 pub struct NotionSearch {
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
     pages: Rc<BTreeMap<Vec<String>, String>>,
     searches: Rc<RefCell<Vec<BrokerSearch>>>,
 }
@@ -81,6 +81,10 @@ pub struct NotionSearch {
 impl ToolHandler for NotionSearch {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
+    }
+
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
     }
 
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {
@@ -187,7 +191,7 @@ impl ContextToolProvider for NotionBroker {
     ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
         Box::pin(async move {
             let handler = NotionSearch {
-                definition: notion_search_definition(self.declared_action()),
+                definition: Arc::new(notion_search_definition(self.declared_action())),
                 pages: Rc::clone(&self.pages),
                 searches: Rc::clone(&self.searches),
             };

@@ -283,6 +283,10 @@ impl ToolHandler for FileTool {
         &self.definition
     }
 
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
+    }
+
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {
         parse_file_arguments(self.action, arguments)
     }

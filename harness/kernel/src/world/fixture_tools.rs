@@ -210,6 +210,10 @@ impl ToolHandler for FixtureTool {
         &self.definition
     }
 
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
+    }
+
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {
         self.fixture.parse(arguments)
     }

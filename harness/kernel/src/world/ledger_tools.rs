@@ -270,6 +270,10 @@ impl ToolHandler for LedgerHandler {
         &self.definition
     }
 
+    fn shared_definition(&self) -> Arc<ToolDefinition> {
+        Arc::clone(&self.definition)
+    }
+
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {
         self.tool.parse(arguments)
     }

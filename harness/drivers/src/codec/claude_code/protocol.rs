@@ -7,6 +7,7 @@ use crate::protocol::{listed_tool, HarnessProtocol};
 use crate::wire::{content_block_steps, non_empty, tool_result_text};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult, ToolStatus};
+use std::sync::Arc;
 
 /// The code of a failure nothing names.
 const HARNESS_FAILED: &str = "harness_failed";
@@ -27,7 +28,7 @@ impl HarnessProtocol for ClaudeCodeProtocol {
         PROTOCOL_ID
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         Value::Array(tools.iter().map(|tool| Value::Object(listed_tool(tool, "input_schema"))).collect())
     }
 

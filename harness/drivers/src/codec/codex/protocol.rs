@@ -7,6 +7,7 @@ use crate::protocol::{listed_tool, HarnessProtocol};
 use crate::wire::{non_empty, parse_tool_arguments, tool_result_text};
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
+use std::sync::Arc;
 
 /// The code of a failure the vendor did not name.
 pub(super) const HARNESS_FAILED: &str = "harness_failed";
@@ -32,7 +33,7 @@ impl HarnessProtocol for CodexProtocol {
         PROTOCOL_ID
     }
 
-    fn describe_tools(&self, tools: &[ToolDefinition]) -> Value {
+    fn describe_tools(&self, tools: &[Arc<ToolDefinition>]) -> Value {
         Value::Array(
             tools
                 .iter()
