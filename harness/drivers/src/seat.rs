@@ -9,7 +9,8 @@
 use crate::decision::{js_trim, AgentTurnDecision, MAX_REASON_UNITS};
 use serde_json::{json, Map, Value};
 use sharedos_model::access::Reach;
-use sharedos_model::canonical::{canonical_string, tagged_hash, CanonicalError};
+use sharedos_model::canonical::{tagged_hash, CanonicalError};
+use sharedos_model::capability::{Capability, Scope};
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::tool::ToolCall;
 use std::fmt;
@@ -135,46 +136,30 @@ pub fn describe_reach(reach: &Reach) -> String {
             let mut text = String::from("This turn can reach (a description, not a grant):");
             for entry in reach {
                 text.push_str("\n- ");
-                text.push_str(&reach_line(entry));
+                push_reach_line(&mut text, entry);
             }
             text
         }
     }
 }
 
-fn reach_line(entry: &Value) -> String {
-    let fallback = || canonical_string(entry).unwrap_or_else(|_| entry.to_string());
-    let Some(resource) = entry.get("resource") else { return fallback() };
-    let (Some(namespace), Some(path)) =
-        (resource.get("namespace").and_then(Value::as_str), resource.get("path").and_then(Value::as_array))
-    else {
-        return fallback();
-    };
-    let segments: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
-    let mut line = format!("{namespace} /{}", segments.join("/"));
-    if entry.get("scope").and_then(Value::as_str) == Some("descendants") {
-        line.push_str(" and below");
+/// `namespace /a/b[ and below][, owned by kind/id]: action, action`.
+fn push_reach_line(text: &mut String, entry: &Capability) {
+    let resource = &entry.resource;
+    text.push_str(&resource.namespace);
+    text.push_str(" /");
+    text.push_str(&resource.path.join("/"));
+    if entry.scope == Scope::Descendants {
+        text.push_str(" and below");
     }
-    if let Some(owner) = resource.get("owner") {
-        if let (Some(kind), Some(id)) = (owner.get("kind").and_then(Value::as_str), owner_id(owner)) {
-            line.push_str(", owned by ");
-            line.push_str(kind);
-            line.push('/');
-            line.push_str(id);
-        }
+    if let Some(owner) = &resource.owner {
+        text.push_str(", owned by ");
+        text.push_str(owner.kind());
+        text.push('/');
+        text.push_str(owner.id());
     }
-    let actions: Vec<&str> = entry
-        .get("actions")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    line.push_str(": ");
-    line.push_str(&actions.join(", "));
-    line
-}
-
-fn owner_id(owner: &Value) -> Option<&str> {
-    ["userId", "agentId", "conversationId", "serviceId"].iter().find_map(|key| owner.get(*key).and_then(Value::as_str))
+    text.push_str(": ");
+    text.push_str(&entry.actions.join(", "));
 }
 
 /// The reason an escalation call carries (§2.8), or `None` when `tool` is

@@ -38,11 +38,12 @@ fn request(payload: Value, with_escalation: bool) -> RuntimeTurnRequest {
             trace_id: TRACE_ID.into(),
             now: NOW.into(),
             reach: Reach::Computed {
-                reach: vec![json!({
+                reach: vec![serde_json::from_value(json!({
                     "resource": {"namespace": "files", "path": ["Workspace"], "owner": {"kind": "human", "userId": "user-alice"}},
                     "actions": ["read", "list"],
                     "scope": "descendants",
-                })],
+                }))
+                .unwrap()],
             },
         },
         message: MessageEnvelope {

@@ -2,8 +2,8 @@
 //! the turn's limits, and the narrowed request a runtime is shown.
 
 use crate::options::ExecutorOptions;
-use serde_json::Value;
 use sharedos_model::access::{AccessContext, Reach, RuntimeVisibleContext};
+use sharedos_model::capability::Capability;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionRequest, RuntimeLimits, RuntimeTurnRequest};
 use sharedos_model::tool::ToolDefinition;
@@ -68,8 +68,7 @@ pub(crate) fn runtime_request(
 
 /// Keeps only reach entries some effective tool operates on: same resource
 /// namespace, and paths where one is a segment prefix of the other. An
-/// entry whose resource cannot be read is dropped; an unavailable reach
-/// passes through untouched.
+/// unavailable reach passes through untouched.
 #[must_use]
 pub fn narrow_reach(reach: Reach, tools: &[Arc<ToolDefinition>]) -> Reach {
     match reach {
@@ -80,20 +79,14 @@ pub fn narrow_reach(reach: Reach, tools: &[Arc<ToolDefinition>]) -> Reach {
     }
 }
 
-fn reachable(entry: &Value, tools: &[Arc<ToolDefinition>]) -> bool {
-    let resource = entry.get("resource").unwrap_or(entry);
-    let Some(namespace) = resource.get("namespace").and_then(Value::as_str) else { return false };
-    let path: Vec<&str> = resource
-        .get("path")
-        .and_then(Value::as_array)
-        .map(|segments| segments.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+fn reachable(entry: &Capability, tools: &[Arc<ToolDefinition>]) -> bool {
+    let resource = &entry.resource;
     tools.iter().any(|tool| {
         let declared = &tool.required_capability.resource;
-        declared.namespace == namespace && prefix_related(&declared.path, &path)
+        declared.namespace == resource.namespace && prefix_related(&declared.path, &resource.path)
     })
 }
 
-fn prefix_related(a: &[String], b: &[&str]) -> bool {
+fn prefix_related(a: &[String], b: &[String]) -> bool {
     a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }

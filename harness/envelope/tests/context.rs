@@ -9,6 +9,7 @@ use sharedos_envelope::runtime::complete;
 use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::Reach;
 use sharedos_model::address::Address;
+use sharedos_model::capability::Capability;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus, RuntimeLimits};
 use std::cell::RefCell;
@@ -104,8 +105,12 @@ async fn e10_e11_tools_are_kernel_listed_and_requested_in_kernel_order() {
 #[tokio::test(start_paused = true)]
 async fn e12_computed_reach_is_narrowed_and_unavailable_reach_passes_through() {
     let kernel = FakeKernel::with_tools(vec![read_tool("files.read")]);
-    let on_catalogue = json!({"resource": {"namespace": "files", "path": ["docs", "a"]}, "actions": ["read"]});
-    let off_catalogue = json!({"resource": {"namespace": "payments", "path": ["docs"]}, "actions": ["write"]});
+    let entry = |value: Value| serde_json::from_value::<Capability>(value).unwrap();
+    let on_catalogue = entry(
+        json!({"resource": {"namespace": "files", "path": ["docs", "a"]}, "actions": ["read"], "scope": "exact"}),
+    );
+    let off_catalogue =
+        entry(json!({"resource": {"namespace": "payments", "path": ["docs"]}, "actions": ["write"], "scope": "exact"}));
     kernel.reach.replace(Some(Reach::Computed { reach: vec![on_catalogue.clone(), off_catalogue] }));
     let p = completing();
     let exec = executor(&kernel, &p, options());

@@ -14,7 +14,7 @@ use sharedos_authz::authorizer::{ChainMemo, Matcher};
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::tagged_hash;
-use sharedos_model::capability::Requirement;
+use sharedos_model::capability::{Capability, Requirement};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::tool::{same_definitions, ToolAnnotations, ToolDefinition};
 use std::borrow::Borrow;
@@ -185,7 +185,7 @@ impl Kernel {
                 if !actions.is_empty() {
                     let mut resource = capability.resource.clone();
                     resource.owner = Some(resource.owner.unwrap_or_else(|| context.owner.clone()));
-                    reach.push(json!({"resource": resource, "actions": actions, "scope": capability.scope}));
+                    reach.push(Capability { actions, resource, scope: capability.scope });
                 }
             }
         }

@@ -133,7 +133,7 @@ async fn k85_nothing_the_runtime_can_be_shown_carries_grants_or_issuers() {
         );
     }
     match reach {
-        Reach::Computed { reach } => assert_eq!(reach[0]["actions"], json!(["read"])),
+        Reach::Computed { reach } => assert_eq!(reach[0].actions, ["read"]),
         Reach::Unavailable { .. } => panic!("authority was available"),
     }
 }

@@ -1,9 +1,9 @@
 //! The trusted, host-built access context and the narrower view a runtime sees.
 
 use crate::address::Address;
+use crate::capability::Capability;
 use crate::validate::{self, Validate, ValidationError};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// Who acts, under whose authority, over whose resources, for what purpose.
 /// It carries no grants: authority is loaded by the kernel, never passed in.
@@ -87,8 +87,9 @@ pub struct RuntimeVisibleContext {
 pub enum Reach {
     /// Reach computed from the turn's authority, narrowed to the catalogue.
     Computed {
-        /// Reachable entries (resource namespace, path, actions).
-        reach: Vec<Value>,
+        /// Reachable entries: a resource (its owner resolved), the actions a
+        /// decision would allow on it now, and its scope.
+        reach: Vec<Capability>,
     },
     /// Reach could not be computed; the reason is passed through.
     Unavailable {
