@@ -7,7 +7,8 @@
 //! step-declaration policy per released call.
 
 use crate::decision::{js_trim, AgentTurnDecision, MAX_REASON_UNITS};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use sharedos_model::access::Reach;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_model::capability::{Capability, Scope};
@@ -106,7 +107,13 @@ pub fn seat_text(options: &SeatTextOptions, request: &RuntimeTurnRequest) -> Res
 /// # Errors
 /// Only if the words cannot be serialised as canonical JSON.
 pub fn prompt_hash(instructions: Option<&str>, prompt: &str) -> Result<String, CanonicalError> {
-    tagged_hash(PROMPT_HASH_TAG, &json!({ "instructions": instructions, "prompt": prompt }))
+    /// The hashed words, borrowed; `null` instructions when there are none.
+    #[derive(Serialize)]
+    struct Words<'a> {
+        instructions: Option<&'a str>,
+        prompt: &'a str,
+    }
+    tagged_hash(PROMPT_HASH_TAG, &Words { instructions, prompt })
 }
 
 /// The prompt a message payload gives: a string as is, else an object's
