@@ -143,7 +143,9 @@ impl<'s> Row<'s> {
         let options = &self.condition.world;
         let world_identity = self.memos.world_identity(options, || {
             let tools = self.memos.tool_bytes(&world.requested_tools)?;
-            WorldIdentity::of(world, options, tools)
+            let enabled = world.enabled_tool_namespaces();
+            let policy_hash = self.memos.policy_hash(&enabled, &tools)?;
+            WorldIdentity::of(world, options, tools, (enabled, policy_hash))
         })?;
         let identity = Identity::with_world(self.case, &self.script, &self.condition.id, world_identity)?;
         Ok(self.identity.get_or_init(|| identity).clone())
@@ -263,15 +265,19 @@ pub struct WorldIdentity {
 
 impl WorldIdentity {
     /// The hashes of `world`, built for `options`, whose requested tools
-    /// have the canonical bytes `tools`.
+    /// have the canonical bytes `tools` and whose turns run under `policy`
+    /// (the enabled namespaces and their policy hash with those tools).
     ///
     /// # Errors
     /// When a hash cannot be computed.
-    pub fn of(world: &World, options: &WorldOptions, tools: Arc<[u8]>) -> Result<WorldIdentity, CellError> {
+    pub fn of(
+        world: &World,
+        options: &WorldOptions,
+        tools: Arc<[u8]>,
+        policy: (Vec<String>, String),
+    ) -> Result<WorldIdentity, CellError> {
         let description = WorldDescription::of(world, options).canonical_with_tools(&tools)?;
-        let enabled = world.enabled_tool_namespaces();
-        let policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
-        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy: (enabled, policy_hash) })
+        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy })
     }
 }
 
@@ -286,8 +292,11 @@ impl Identity {
         condition: &Condition,
         world: &World,
     ) -> Result<Identity, CellError> {
-        let tools = canonical_bytes(&world.requested_tools)?.into();
-        Identity::with_world(case, script, &condition.id, WorldIdentity::of(world, &condition.world, tools)?)
+        let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
+        let enabled = world.enabled_tool_namespaces();
+        let policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
+        let world = WorldIdentity::of(world, &condition.world, tools, (enabled, policy_hash))?;
+        Identity::with_world(case, script, &condition.id, world)
     }
 
     /// [`Identity::new`], given the world's hashes.

@@ -1,6 +1,7 @@
 //! What one worker remembers between the rows it runs.
 
 use super::cell::{CellError, WorldIdentity};
+use super::hashes::policy_hash_of_canonical_tools;
 use crate::world::{WorldMemos, WORLD_CAPACITY};
 use crate::world_options::WorldOptions;
 use serde_json::Value;
@@ -40,11 +41,14 @@ pub struct SharedMemos {
     tools: Memo<Vec<ToolDefinition>, Arc<[u8]>>,
     /// The hashes of the world a condition's options arm.
     worlds: Memo<WorldOptions, WorldIdentity>,
+    /// Policy hashes, by enabled namespaces and (the address of) the
+    /// canonical bytes of the tools: many worlds share one policy.
+    policies: Memo<(Vec<String>, Arc<[u8]>), String>,
 }
 
 impl Default for SharedMemos {
     fn default() -> SharedMemos {
-        SharedMemos { tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY) }
+        SharedMemos { tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY), policies: Memo::new(CAPACITY) }
     }
 }
 
@@ -70,6 +74,19 @@ impl RunMemos {
             |known| known.as_slice() == tools,
             || tools.to_vec(),
             || canonical_bytes(tools).map(Arc::from),
+        )
+    }
+
+    /// The policy hash of `enabled` namespaces with `tools`, canonical
+    /// bytes this memo handed out.
+    ///
+    /// # Errors
+    /// When the policy has no canonical form (it always has).
+    pub fn policy_hash(&self, enabled: &[String], tools: &Arc<[u8]>) -> Result<String, CanonicalError> {
+        self.shared.policies.get_or_compute(
+            |(known_enabled, known_tools)| known_enabled == enabled && Arc::ptr_eq(known_tools, tools),
+            || (enabled.to_vec(), Arc::clone(tools)),
+            || policy_hash_of_canonical_tools(enabled, tools),
         )
     }
 
@@ -127,5 +144,22 @@ mod tests {
         assert_eq!(*memos.rendered_tools(pi.as_ref(), &tools), pi.describe_tools(&tools), "keyed by protocol");
         let fewer = &tools[1..];
         assert_eq!(*memos.rendered_tools(codex.as_ref(), fewer), codex.describe_tools(fewer), "keyed by catalogue");
+    }
+
+    #[test]
+    fn a_policy_is_hashed_as_the_policy_hash_hashes_it_and_keyed_by_namespaces() {
+        let memos = RunMemos::default();
+        let world = World::build(&WorldOptions::default()).unwrap();
+        let tools = memos.tool_bytes(&world.requested_tools).unwrap();
+        let enabled = world.enabled_tool_namespaces();
+        let direct = crate::run::hashes::policy_hash(&enabled, &world.requested_tools).unwrap();
+        assert_eq!(memos.policy_hash(&enabled, &tools).unwrap(), direct);
+        assert_eq!(memos.policy_hash(&enabled, &tools).unwrap(), direct, "remembered");
+        let fewer = &enabled[1..];
+        assert_eq!(
+            memos.policy_hash(fewer, &tools).unwrap(),
+            crate::run::hashes::policy_hash(fewer, &world.requested_tools).unwrap(),
+            "keyed by namespaces"
+        );
     }
 }
