@@ -48,10 +48,15 @@ fn unsupported(what: &str) -> Unsupported {
     Unsupported(what.to_string())
 }
 
+/// The writer's first buffer size.
+const INITIAL_CAPACITY: usize = 8 * 1024;
+
 /// The canonical form of `value`, or [`Unsupported`].
 pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
     let mut writer = Writer {
-        out: Vec::with_capacity(512),
+        // Most values written here are records and snapshots of a few KB;
+        // starting at that size spares them the copies of growing from small.
+        out: Vec::with_capacity(INITIAL_CAPACITY),
         members: Vec::new(),
         order: Vec::new(),
         scratch: Vec::new(),
