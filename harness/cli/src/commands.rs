@@ -9,8 +9,8 @@ use sharedos_conformance::column::columns;
 use sharedos_conformance::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::loader::{load_suite, Suite};
 use sharedos_conformance::output::write_if_changed;
-use sharedos_conformance::run::matrix::{plan, run_all, PlannedCell, Selection};
-use sharedos_conformance::run::report::{build_report, Report};
+use sharedos_conformance::run::matrix::{plan, PlannedCell, Selection};
+use sharedos_conformance::run::report::{run_and_report, Report};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -79,9 +79,9 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     // Blessing rewrites the files, so only the other modes compare as they run.
     let golden_dir = args.select.root.join("golden");
-    let results = run_all(&suite, &planned, jobs, (mode != Mode::Bless).then_some(golden_dir.as_path()));
+    let compare_with = (mode != Mode::Bless).then_some(golden_dir.as_path());
     let selection = selection(&args.select);
-    let report = match build_report(&suite, &selection, results) {
+    let report = match run_and_report(&suite, &selection, &planned, jobs, compare_with) {
         Ok(report) => report,
         Err(error) => {
             eprintln!("error: the harness failed to {error} (this is a bug)");

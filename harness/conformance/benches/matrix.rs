@@ -14,8 +14,8 @@ use sharedos_conformance::loader::{load_suite, Suite};
 use sharedos_conformance::record::assemble::assemble_record;
 use sharedos_conformance::run::cell::{assembly_input, run_cell, Identity, RecordContext};
 use sharedos_conformance::run::hashes::record_hash;
-use sharedos_conformance::run::matrix::{locate, plan, run_all, Selection};
-use sharedos_conformance::run::report::{build_report, Report};
+use sharedos_conformance::run::matrix::{locate, plan, Selection};
+use sharedos_conformance::run::report::{run_and_report, Report};
 use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
 use sharedos_conformance::world::World;
 use sharedos_model::audit::AuditEvent;
@@ -46,8 +46,7 @@ fn suite() -> Suite {
 fn matrix_run(suite: &Suite, selection: &Selection, jobs: usize) -> Report {
     let planned = plan(suite, selection);
     let golden = repository_root().join("golden");
-    let results = run_all(suite, &planned, jobs, Some(&golden));
-    let report = build_report(suite, selection, results).expect("the report builds");
+    let report = run_and_report(suite, selection, &planned, jobs, Some(&golden)).expect("the report builds");
     for run in &report.cells {
         black_box(matches!(run.golden, Some(GoldenComparison::Same)));
     }

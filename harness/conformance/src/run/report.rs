@@ -2,7 +2,7 @@
 
 use super::cell::{CellError, CellRun};
 use super::hashes::{world_hash_of_canonical, WorldDescription};
-use super::matrix::{locate, PlannedCell, PlannedResult, Selection};
+use super::matrix::{locate, run_all, PlannedCell, PlannedResult, Selection};
 use crate::identity::case_set_hash;
 use crate::loader::Suite;
 use crate::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
@@ -10,6 +10,7 @@ use crate::markdown::render_markdown;
 use crate::world::{World, WorldError};
 use sharedos_model::canonical::{canonical_bytes, CanonicalError, TaggedHasher};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// Domain tag of the world-set hash.
 const WORLD_SET_TAG: &str = "sharedos-conformance/world-set/v2";
@@ -103,11 +104,38 @@ pub fn world_set_hash_with(
     Ok(hash.finish())
 }
 
-/// Builds the manifest and Markdown from the results of [`super::matrix::run_all`].
+/// Runs the planned cells on `jobs` workers (see [`run_all`]) and builds
+/// their report. The case-set hash needs only the suite, so it is computed
+/// while the cells run rather than after them.
+///
+/// # Errors
+/// As [`build_report`].
+pub fn run_and_report(
+    suite: &Suite,
+    selection: &Selection,
+    planned: &[PlannedCell],
+    jobs: usize,
+    golden: Option<&Path>,
+) -> Result<Report, ReportError> {
+    let (results, case_set) = rayon::join(|| run_all(suite, planned, jobs, golden), || case_set_hash(suite));
+    report_with(suite, selection, results, case_set?)
+}
+
+/// Builds the manifest and Markdown from the results of [`run_all`].
 ///
 /// # Errors
 /// When a cell could not be run or a hash not computed.
 pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedResult>) -> Result<Report, ReportError> {
+    report_with(suite, selection, results, case_set_hash(suite)?)
+}
+
+/// [`build_report`], given the suite's case-set hash.
+fn report_with(
+    suite: &Suite,
+    selection: &Selection,
+    results: Vec<PlannedResult>,
+    case_set_hash: String,
+) -> Result<Report, ReportError> {
     let mut runs = Vec::with_capacity(results.len());
     let mut rows: Vec<FamilyRow> = Vec::new();
     for (planned, result) in results {
@@ -130,17 +158,15 @@ pub fn build_report(suite: &Suite, selection: &Selection, results: Vec<PlannedRe
         .into_iter()
         .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
         .collect();
-    // The two set hashes, then the two renderings, are independent; each
-    // pair runs side by side on the pool.
-    let (case_set, world_set) =
-        rayon::join(|| case_set_hash(suite), || world_set_hash_with(suite, selection, &hashed(&runs)));
+    let world_set = world_set_hash_with(suite, selection, &hashed(&runs))?;
     let manifest = build_manifest(crate::manifest::ManifestInput {
-        case_set_hash: case_set?,
-        world_set_hash: world_set?,
+        case_set_hash,
+        world_set_hash: world_set,
         columns: selected_columns,
         rows,
         evidence: runs.iter().map(|r| r.evidence.clone()).collect(),
     })?;
+    // The two renderings are independent; they run side by side on the pool.
     let (manifest_json, markdown) = rayon::join(|| manifest_json(&manifest), || render_markdown(&manifest));
     Ok(Report { cells: runs, manifest, manifest_json: manifest_json?, markdown })
 }
