@@ -238,6 +238,11 @@ pub fn parse_case(file: &Path, text: &str) -> Result<Case, LoadError> {
 }
 
 fn parse_document<T: DeserializeOwned>(file: &Path, text: &str, format: Format) -> Result<T, LoadError> {
+    // Tracking the path of every value slows the parse of a good file, so a
+    // file is read once without it and only a failing one again with it.
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| name_serde_failure(file, e, format))?;
     deserializer.end().map_err(|e| LoadError::InvalidJson {
