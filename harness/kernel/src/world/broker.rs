@@ -4,7 +4,7 @@
 //! declares the capability on an action no grant carries, so only a kernel
 //! that holds the turn's registry keeps answering from the published one.
 
-use super::arguments::{self as args, object_schema, path_schema};
+use super::arguments::{self as args, object_schema, path_schema, shared};
 use super::constants::{segments, HANDBOOK_ONBOARDING, MOVED_ACTION, NOTION, PAYROLL_SALARIES, SEARCH_ACTION};
 use super::file_tools::owned_requirement;
 use super::results;
@@ -41,6 +41,11 @@ pub fn seeded_pages() -> BTreeMap<Vec<String>, String> {
         (segments(&PAYROLL_SALARIES), "Salaries: confidential compensation table.".to_string()),
     ])
 }
+
+/// One shared definition per action a broker declares, so every listing of
+/// a run hands out the same one.
+static DEFINITIONS: LazyLock<[(&'static str, Arc<ToolDefinition>); 2]> =
+    LazyLock::new(|| [SEARCH_ACTION, MOVED_ACTION].map(|action| (action, Arc::new(notion_search_definition(action)))));
 
 /// The `notion.search` definition declaring `notion / [] / <action>`.
 #[must_use]
@@ -191,7 +196,7 @@ impl ContextToolProvider for NotionBroker {
     ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
         Box::pin(async move {
             let handler = NotionSearch {
-                definition: Arc::new(notion_search_definition(self.declared_action())),
+                definition: shared(&*DEFINITIONS, self.declared_action(), notion_search_definition),
                 pages: Rc::clone(&self.pages),
                 searches: Rc::clone(&self.searches),
             };
