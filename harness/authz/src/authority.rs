@@ -1,11 +1,13 @@
 //! Turning what a grant source returned into a turn's resolved authority.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
 use sharedos_model::memo::Memo;
-use sharedos_model::validate::{drop_proto_keys, Validate};
+use sharedos_model::validate::{drop_proto_keys, holds_proto_keys, Validate};
+use std::borrow::Borrow;
+use std::rc::Rc;
 
 /// Domain tag of the authority snapshot hash.
 pub const SNAPSHOT_TAG: &str = "sharedos-conformance/authority-snapshot/v1";
@@ -47,8 +49,8 @@ pub enum PolicyState {
 pub struct ResolvedAuthority {
     /// The context at admission.
     pub context: AccessContext,
-    /// Grants in store order.
-    pub grants: Vec<Grant>,
+    /// Grants in store order, shared with the source that loaded them.
+    pub grants: Vec<Rc<Grant>>,
     /// Their identity.
     pub snapshot: AuthoritySnapshot,
     /// Host policy for the turn.
@@ -109,14 +111,14 @@ pub type SnapshotHashes = Memo<Vec<Grant>, String>;
 
 fn resolution(
     context: &AccessContext,
-    grants: Result<Vec<Grant>, UnavailableCause>,
+    grants: Result<Vec<Rc<Grant>>, UnavailableCause>,
     policy: PolicyState,
     hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
     match grants {
         Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
             context: context.clone(),
-            snapshot: snapshot_remembering(&grants, &context.now, hashes),
+            snapshot: snapshot_remembering(grants.iter().map(|g| &**g).collect(), &context.now, hashes),
             grants,
             policy,
         }),
@@ -130,7 +132,7 @@ fn resolution(
 #[must_use]
 pub fn resolve_typed_authority(
     context: &AccessContext,
-    loaded: Result<Vec<Grant>, String>,
+    loaded: Result<Vec<Rc<Grant>>, String>,
     policy: PolicyState,
     hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
@@ -144,17 +146,23 @@ pub fn resolve_typed_authority(
 }
 
 /// A typed grant as it would parse after `__proto__` keys were dropped
-/// (only its opaque metadata can hold any).
-fn without_proto_keys(mut grant: Grant) -> Grant {
+/// (only its opaque metadata can hold any); copied only when it holds one.
+fn without_proto_keys(grant: Rc<Grant>) -> Rc<Grant> {
+    let holds_one =
+        |metadata: &Map<String, Value>| metadata.contains_key("__proto__") || metadata.values().any(holds_proto_keys);
+    if !grant.metadata.as_ref().is_some_and(holds_one) {
+        return grant;
+    }
+    let mut grant = Rc::unwrap_or_clone(grant);
     if let Some(metadata) = &mut grant.metadata {
         metadata.remove("__proto__");
         metadata.values_mut().for_each(drop_proto_keys);
     }
-    grant
+    Rc::new(grant)
 }
 
 /// The schema and scope checks every loaded grant passes.
-fn check_grant(context: &AccessContext, grant: Grant) -> Result<Grant, UnavailableCause> {
+fn check_grant(context: &AccessContext, grant: Rc<Grant>) -> Result<Rc<Grant>, UnavailableCause> {
     grant.validate().map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
     if !in_scope(&grant, context) {
         return Err(UnavailableCause::GrantScopeMismatch);
@@ -163,7 +171,7 @@ fn check_grant(context: &AccessContext, grant: Grant) -> Result<Grant, Unavailab
 }
 
 /// The grants of a source answer, or the first reason the whole answer is unusable.
-fn parse_grants(context: &AccessContext, loaded: Result<Value, String>) -> Result<Vec<Grant>, UnavailableCause> {
+fn parse_grants(context: &AccessContext, loaded: Result<Value, String>) -> Result<Vec<Rc<Grant>>, UnavailableCause> {
     let items = match loaded {
         Err(_) => return Err(UnavailableCause::GrantSourceFailed),
         Ok(Value::Array(items)) => items,
@@ -176,7 +184,7 @@ fn parse_grants(context: &AccessContext, loaded: Result<Value, String>) -> Resul
     for mut item in items {
         drop_proto_keys(&mut item);
         let grant: Grant = serde_json::from_value(item).map_err(|_| UnavailableCause::InvalidGrantMaterial)?;
-        grants.push(check_grant(context, grant)?);
+        grants.push(check_grant(context, Rc::new(grant))?);
     }
     Ok(grants)
 }
@@ -189,17 +197,18 @@ fn in_scope(grant: &Grant, context: &AccessContext) -> bool {
 
 /// The snapshot identity of a grant set, independent of order (K10).
 #[must_use]
-pub fn snapshot(grants: &[Grant], loaded_at: &str) -> AuthoritySnapshot {
-    snapshot_remembering(grants, loaded_at, None)
+pub fn snapshot<G: Borrow<Grant>>(grants: &[G], loaded_at: &str) -> AuthoritySnapshot {
+    snapshot_remembering(grants.iter().map(Borrow::borrow).collect(), loaded_at, None)
 }
 
 /// [`snapshot`], taking the hash from `hashes` when it holds this set.
-fn snapshot_remembering(grants: &[Grant], loaded_at: &str, hashes: Option<&SnapshotHashes>) -> AuthoritySnapshot {
+fn snapshot_remembering(grants: Vec<&Grant>, loaded_at: &str, hashes: Option<&SnapshotHashes>) -> AuthoritySnapshot {
     // Sorted by id, with each grant's canonical text breaking ties, so even a
     // set holding duplicate ids hashes the same in every order. Unique ids
     // (the usual case) already decide the order, so the text is only
     // computed when two grants share an id.
-    let mut ordered: Vec<&Grant> = grants.iter().collect();
+    let grant_count = grants.len();
+    let mut ordered = grants;
     ordered.sort_by(|a, b| a.id.cmp(&b.id));
     if ordered.windows(2).any(|pair| pair[0].id == pair[1].id) {
         let mut keyed: Vec<(String, &Grant)> =
@@ -220,7 +229,7 @@ fn snapshot_remembering(grants: &[Grant], loaded_at: &str, hashes: Option<&Snaps
     }
     .unwrap_or_default();
     let grant_ids: Vec<String> = ordered.iter().map(|g| g.id.clone()).collect();
-    AuthoritySnapshot { hash, grant_ids, grant_count: grants.len(), loaded_at: loaded_at.to_string() }
+    AuthoritySnapshot { hash, grant_ids, grant_count, loaded_at: loaded_at.to_string() }
 }
 
 #[cfg(test)]
@@ -267,7 +276,8 @@ mod tests {
     /// Both ways of loading the same grants resolve to the same thing.
     fn both(grants: Vec<Grant>) -> (AuthorityResolution, AuthorityResolution) {
         let json = resolve_authority(&context(), Ok(serde_json::to_value(&grants).unwrap()), PolicyState::Absent);
-        (json, resolve_typed_authority(&context(), Ok(grants), PolicyState::Absent, None))
+        let typed = grants.into_iter().map(Rc::new).collect();
+        (json, resolve_typed_authority(&context(), Ok(typed), PolicyState::Absent, None))
     }
 
     #[test]

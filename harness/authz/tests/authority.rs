@@ -12,6 +12,7 @@ use sharedos_authz::authority::{
 use sharedos_model::address::Address;
 use sharedos_model::canonical::is_content_hash;
 use sharedos_model::capability::Grant;
+use std::rc::Rc;
 
 fn reader(id: &str) -> Grant {
     grant(id, vec![files(&["Workspace"], &["read"])])
@@ -34,7 +35,7 @@ fn k4_a_well_formed_answer_resolves_with_grants_in_store_order() {
     let policy = PolicyState::Loaded { policy: json!({}), version: "v1".to_string() };
     match resolve_authority(&ctx(), Ok(as_value(&grants)), policy.clone()) {
         AuthorityResolution::Resolved(a) => {
-            assert_eq!(a.grants, grants);
+            assert_eq!(a.grants, grants.into_iter().map(Rc::new).collect::<Vec<_>>());
             assert_eq!(a.context, ctx());
             assert_eq!(a.policy, policy);
             assert_eq!(a.snapshot.grant_ids, vec!["grant-a".to_string(), "grant-b".to_string()]);
@@ -145,7 +146,7 @@ fn k10_snapshot_hash_changes_with_content_but_not_with_load_instant() {
     let mut revoked = reader("grant-a");
     revoked.revoked_at = Some(LATER.to_string());
     assert_ne!(base.hash, snapshot(&[revoked], NOW).hash);
-    assert_ne!(base.hash, snapshot(&[], NOW).hash);
+    assert_ne!(base.hash, snapshot::<Grant>(&[], NOW).hash);
     assert_ne!(base.hash, snapshot(&[reader("grant-a"), reader("grant-a")], NOW).hash);
 }
 

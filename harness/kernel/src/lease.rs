@@ -212,7 +212,7 @@ impl Kernel {
 /// What the grant source answered, as JSON material or as typed grants.
 enum Loaded {
     Json(Result<Value, String>),
-    Typed(Result<Vec<sharedos_model::capability::Grant>, String>),
+    Typed(Result<Vec<Rc<sharedos_model::capability::Grant>>, String>),
 }
 
 /// Loads grants and policy together, resolves them, and writes the one

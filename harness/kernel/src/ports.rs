@@ -38,7 +38,7 @@ pub trait GrantSource {
         &'a self,
         context: &'a AccessContext,
         signal: &'a AbortSignal,
-    ) -> Option<LocalBoxFuture<'a, Result<Vec<Grant>, String>>> {
+    ) -> Option<LocalBoxFuture<'a, Result<Vec<Rc<Grant>>, String>>> {
         let _ = (context, signal);
         None
     }

@@ -172,6 +172,16 @@ pub fn drop_proto_keys(value: &mut Value) {
     }
 }
 
+/// Whether [`drop_proto_keys`] would remove anything from `value`.
+#[must_use]
+pub fn holds_proto_keys(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("__proto__") || map.values().any(holds_proto_keys),
+        Value::Array(items) => items.iter().any(holds_proto_keys),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -221,5 +231,21 @@ mod tests {
         bad.constraints.purposes = Some(vec!["audit".into(), " ".into()]);
         assert_eq!(bad.validate_at("").unwrap_err().pointer, "/constraints/purposes/1");
         assert_eq!(within("/x", "k/~", |at| Err(ValidationError::new(at, "y"))).unwrap_err().pointer, "/x/k~1~0");
+    }
+
+    #[test]
+    fn holds_proto_keys_answers_whether_dropping_them_changes_the_value() {
+        let values = [
+            serde_json::json!({"a": 1}),
+            serde_json::json!({"__proto__": 1}),
+            serde_json::json!({"a": [{"b": {"__proto__": null}}]}),
+            serde_json::json!([1, {"c": "__proto__"}]),
+            serde_json::json!("__proto__"),
+        ];
+        for value in values {
+            let mut dropped = value.clone();
+            drop_proto_keys(&mut dropped);
+            assert_eq!(holds_proto_keys(&value), dropped != value, "{value}");
+        }
     }
 }

@@ -7,6 +7,7 @@ use sharedos_authz::authorizer::{Matcher, Question};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, Constraints, Grant, Requirement, ResourceRef, Scope};
+use std::rc::Rc;
 
 pub const NS: &str = "world-conformance";
 pub const PURPOSE: &str = "conformance-probe";
@@ -117,6 +118,7 @@ pub fn authority(grants: Vec<Grant>) -> ResolvedAuthority {
 
 pub fn authority_with(grants: Vec<Grant>, policy: PolicyState) -> ResolvedAuthority {
     let context = ctx();
+    let grants: Vec<Rc<Grant>> = grants.into_iter().map(Rc::new).collect();
     ResolvedAuthority { snapshot: snapshot(&grants, &context.now), context, grants, policy }
 }
 

@@ -141,14 +141,14 @@ impl WorldGrantSource {
     /// Copies of the grants `context` may exercise: same world, subject the
     /// actor, issuer the authority.
     #[must_use]
-    pub fn grants_for(&self, context: &AccessContext) -> Vec<Grant> {
+    pub fn grants_for(&self, context: &AccessContext) -> Vec<Rc<Grant>> {
         self.grants
             .borrow()
             .iter()
             .filter(|g| {
                 g.namespace_id == context.namespace_id && g.subject == context.actor && g.issuer == context.authority
             })
-            .map(|g| (**g).clone())
+            .cloned()
             .collect()
     }
 
@@ -192,7 +192,7 @@ impl GrantSource for WorldGrantSource {
         &'a self,
         context: &'a AccessContext,
         _signal: &'a AbortSignal,
-    ) -> Option<LocalBoxFuture<'a, Result<Vec<Grant>, String>>> {
+    ) -> Option<LocalBoxFuture<'a, Result<Vec<Rc<Grant>>, String>>> {
         // Verbatim material (a bad-material fault) only exists as JSON.
         if self.material.borrow().is_some() {
             return None;
