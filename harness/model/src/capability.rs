@@ -34,8 +34,8 @@ impl ResourceRef {
 /// True when `segment` is a safe path segment (ADR 0004).
 #[must_use]
 pub fn is_segment(segment: &str) -> bool {
-    let len = segment.chars().count();
-    (1..=256).contains(&len)
+    !segment.is_empty()
+        && validate::at_most_chars(segment, 256)
         && segment.trim() == segment
         && segment != "."
         && segment != ".."

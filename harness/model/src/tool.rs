@@ -86,8 +86,7 @@ impl ToolDefinition {
 impl Validate for ToolDefinition {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         validate::within(p, "name", |at| validate::identifier(&self.name, at))?;
-        let len = self.description.chars().count();
-        if !(1..=8192).contains(&len) {
+        if self.description.is_empty() || !validate::at_most_chars(&self.description, 8192) {
             return Err(ValidationError::new(&child(p, "description"), "a description of 1..8192 characters"));
         }
         validate::within(p, "namespace", |at| validate::identifier(&self.namespace, at))?;
@@ -160,8 +159,7 @@ impl ProtocolError {
 impl Validate for ProtocolError {
     fn validate_at(&self, p: &str) -> Result<(), ValidationError> {
         validate::within(p, "code", |at| validate::identifier(&self.code, at))?;
-        let len = self.message.chars().count();
-        if !(1..=4096).contains(&len) {
+        if self.message.is_empty() || !validate::at_most_chars(&self.message, 4096) {
             return Err(ValidationError::new(&child(p, "message"), "a message of 1..4096 characters"));
         }
         Ok(())

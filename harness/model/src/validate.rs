@@ -87,12 +87,19 @@ pub fn index(pointer: &str, i: usize) -> String {
     format!("{pointer}/{i}")
 }
 
+/// Whether `text` has at most `max` characters. A string never has more
+/// characters than bytes, so most strings are answered without counting.
+#[must_use]
+pub fn at_most_chars(text: &str, max: usize) -> bool {
+    text.len() <= max || text.chars().count() <= max
+}
+
 /// An identifier: trimmed, 1..=256 characters.
 ///
 /// # Errors
 /// When `text` is empty, padded or too long.
 pub fn identifier(text: &str, pointer: &str) -> Result<(), ValidationError> {
-    if text.is_empty() || text.trim() != text || text.chars().count() > 256 {
+    if text.is_empty() || text.trim() != text || !at_most_chars(text, 256) {
         return Err(ValidationError::new(pointer, "an identifier (1..256 characters, not padded)"));
     }
     Ok(())
@@ -104,7 +111,7 @@ pub fn identifier(text: &str, pointer: &str) -> Result<(), ValidationError> {
 /// When `text` is empty after trimming or longer than `max`.
 pub fn bounded_text(text: &str, max: usize, pointer: &str) -> Result<(), ValidationError> {
     let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.chars().count() > max {
+    if trimmed.is_empty() || !at_most_chars(trimmed, max) {
         return Err(ValidationError::new(pointer, format!("text of 1..{max} characters")));
     }
     Ok(())
@@ -247,5 +254,14 @@ mod tests {
             drop_proto_keys(&mut dropped);
             assert_eq!(holds_proto_keys(&value), dropped != value, "{value}");
         }
+    }
+
+    #[test]
+    fn at_most_chars_counts_characters_not_bytes() {
+        assert!(at_most_chars("abc", 3));
+        assert!(!at_most_chars("abcd", 3));
+        // Three characters in six bytes.
+        assert!(at_most_chars("ééé", 3));
+        assert!(!at_most_chars("éééé", 3));
     }
 }
