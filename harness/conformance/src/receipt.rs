@@ -123,7 +123,7 @@ impl AttemptReceipt {
     /// # Errors
     /// When the value is not a receipt.
     pub fn from_value(value: &Value) -> Result<AttemptReceipt, ValidationError> {
-        let receipt: AttemptReceipt = serde_json::from_value(value.clone())
+        let receipt = AttemptReceipt::deserialize(value)
             .map_err(|e| ValidationError::new("", format!("an attempt receipt ({e})")))?;
         receipt.check()?;
         Ok(receipt)
@@ -156,7 +156,7 @@ impl AdversarialTurnReport {
     /// # Errors
     /// When the value is not a report.
     pub fn from_value(value: &Value) -> Result<AdversarialTurnReport, ValidationError> {
-        let report: AdversarialTurnReport = serde_json::from_value(value.clone())
+        let report = AdversarialTurnReport::deserialize(value)
             .map_err(|e| ValidationError::new("", format!("an adversarial turn report ({e})")))?;
         if report.version != REPORT_VERSION {
             return Err(ValidationError::new("/version", format!("the report version \"{REPORT_VERSION}\"")));

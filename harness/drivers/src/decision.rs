@@ -9,7 +9,7 @@
 
 use crate::transport::TransportError;
 use futures::future::LocalBoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::canonical::CanonicalError;
@@ -167,7 +167,7 @@ impl AgentTurnDecision {
             "fail" => {
                 let raw = map.get("error").ok_or_else(|| invalid("an `error`"))?;
                 let error: ProtocolError =
-                    serde_json::from_value(raw.clone()).map_err(|e| invalid(format!("a protocol error ({e})")))?;
+                    ProtocolError::deserialize(raw).map_err(|e| invalid(format!("a protocol error ({e})")))?;
                 error.validate().map_err(|e| invalid(e.to_string()))?;
                 Ok(AgentTurnDecision::Fail { error, metadata: parse_metadata(map)? })
             }
@@ -186,7 +186,7 @@ impl AgentTurnDecision {
 
 fn parse_tool_call(map: &Map<String, Value>) -> Result<AgentTurnDecision, DecisionError> {
     let raw = map.get("call").ok_or_else(|| invalid("a `call`"))?;
-    let call: ToolCall = serde_json::from_value(raw.clone()).map_err(|e| invalid(format!("a tool call ({e})")))?;
+    let call = ToolCall::deserialize(raw).map_err(|e| invalid(format!("a tool call ({e})")))?;
     call.validate().map_err(|e| invalid(e.to_string()))?;
     let step = match map.get("step") {
         None => None,

@@ -9,6 +9,7 @@ use crate::messaging::{SendRecord, MESSAGING_NAMESPACE};
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
 use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
@@ -167,7 +168,7 @@ pub fn parse_request_arguments(arguments: &Map<String, Value>) -> Result<Map<Str
     }
     let payload = arguments.get("payload").ok_or("missing payload")?;
     let recipient = arguments.get("recipient").ok_or("missing recipient")?;
-    let address: Address = serde_json::from_value(recipient.clone()).map_err(|e| e.to_string())?;
+    let address = Address::deserialize(recipient).map_err(|e| e.to_string())?;
     let id = address.id();
     if id.is_empty() || id.trim() != id || id.chars().count() > 256 {
         return Err("the recipient id must be 1..256 code points without padding".to_string());

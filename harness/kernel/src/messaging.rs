@@ -12,6 +12,7 @@ use crate::kernel::{Core, Kernel};
 use crate::lease::check_abort;
 use crate::ports::{ProviderError, ProviderErrorOrigin};
 use crate::signal::AbortSignal;
+use serde::Deserialize;
 use serde_json::Value;
 use sharedos_authz::authority::AuthorityResolution;
 use sharedos_authz::authorizer::Matcher;
@@ -239,7 +240,7 @@ impl Core {
 
 /// A receipt that parses strictly and keeps its bounds.
 fn parse_receipt(receipt: &Value) -> Option<MessageDeliveryResult> {
-    let result: MessageDeliveryResult = serde_json::from_value(receipt.clone()).ok()?;
+    let result = MessageDeliveryResult::deserialize(receipt).ok()?;
     let (id, timestamp) = match &result {
         MessageDeliveryResult::Accepted { message_id, timestamp, .. }
         | MessageDeliveryResult::Delivered { message_id, timestamp, .. }

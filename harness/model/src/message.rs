@@ -55,7 +55,7 @@ impl MessageEnvelope {
     /// # Errors
     /// When the value is not a valid envelope.
     pub fn from_value(value: &Value) -> Result<MessageEnvelope, ValidationError> {
-        let envelope: MessageEnvelope = serde_json::from_value(value.clone())
+        let envelope = MessageEnvelope::deserialize(value)
             .map_err(|e| ValidationError::new("", format!("a message envelope ({e})")))?;
         envelope.validate()?;
         Ok(envelope)

@@ -281,8 +281,8 @@ impl ToolResult {
         if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(ValidationError::new(&child("", key), "no such key in a tool result"));
         }
-        let result: ToolResult = serde_json::from_value(value.clone())
-            .map_err(|e| ValidationError::new("", format!("a tool result ({e})")))?;
+        let result =
+            ToolResult::deserialize(value).map_err(|e| ValidationError::new("", format!("a tool result ({e})")))?;
         let extra = match result.outcome {
             ToolOutcome::Succeeded { .. } => map.contains_key("error"),
             _ => map.contains_key("output"),
