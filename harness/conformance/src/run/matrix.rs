@@ -11,9 +11,9 @@ use crate::judge::CellStatus;
 use crate::loader::Suite;
 use crate::manifest::Cell;
 use crate::script::AttackScript;
-use rayon::prelude::*;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Which cells to consider; an empty list selects everything.
@@ -121,26 +121,29 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
-    // Each worker shares one set of hash memos between the rows it runs,
-    // and world hashes with the other workers.
+    // Each worker keeps one set of memos for every row it runs, and shares
+    // world hashes with the other workers; a worker takes the next row not
+    // yet taken, and the results are put back in row order.
     let shared = Arc::new(SharedMemos::default());
+    let next = AtomicUsize::new(0);
     let work = || {
-        rows.par_iter()
-            .map_init(
-                || Rc::new(RunMemos::sharing(Arc::clone(&shared))),
-                |memos, row| run_row(suite, row, golden, memos),
-            )
-            .flat_map_iter(|cells| cells)
-            .collect::<Vec<_>>()
-    };
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
-        Ok(pool) => pool.install(work),
-        // A pool that cannot start still yields the same ordered results.
-        Err(_) => {
-            let memos = Rc::default();
-            rows.iter().flat_map(|row| run_row(suite, row, golden, &memos)).collect()
+        let memos = Rc::new(RunMemos::sharing(Arc::clone(&shared)));
+        let mut ran = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(row) = rows.get(index) else { break };
+            ran.push((index, run_row(suite, row, golden, &memos)));
         }
-    }
+        ran
+    };
+    let mut ran: Vec<(usize, Vec<PlannedResult>)> =
+        match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+            Ok(pool) => pool.broadcast(|_| work()).into_iter().flatten().collect(),
+            // A pool that cannot start still yields the same ordered results.
+            Err(_) => work(),
+        };
+    ran.sort_unstable_by_key(|(index, _)| *index);
+    ran.into_iter().flat_map(|(_, results)| results).collect()
 }
 
 /// Runs the cells of one row that are not declared, in plan order.
