@@ -41,6 +41,16 @@ pub fn sorted_compact_json<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> 
     canonical.plain_keys().then(|| canonical.into_bytes())
 }
 
+/// The text `serde_json`'s pretty printer writes for `value` once converted
+/// to a `serde_json::Value`, written directly; `None` where
+/// [`sorted_compact_json`] declines, and for an enum variant written as an
+/// object.
+#[must_use]
+pub fn sorted_pretty_json<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+    let indented = crate::jcs::write_indented(value).ok()?;
+    indented.plain_keys().then(|| indented.into_bytes())
+}
+
 /// A value that has no canonical JSON form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("serialise a value as canonical JSON: {0}")]

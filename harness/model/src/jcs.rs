@@ -53,6 +53,18 @@ const INITIAL_CAPACITY: usize = 8 * 1024;
 
 /// The canonical form of `value`, or [`Unsupported`].
 pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
+    write_laid_out(value, false)
+}
+
+/// The canonical form of `value` laid out as `serde_json`'s pretty printer
+/// lays out the same text: each member and element on its own line, two
+/// spaces per level, `": "` after a key, `{}` and `[]` when empty. Enum
+/// variants written as objects are [`Unsupported`] here.
+pub(crate) fn write_indented<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsupported> {
+    write_laid_out(value, true)
+}
+
+fn write_laid_out<T: Serialize + ?Sized>(value: &T, indented: bool) -> Result<Canonical, Unsupported> {
     let mut writer = Writer {
         // Most values written here are records and snapshots of a few KB;
         // starting at that size spares them the copies of growing from small.
@@ -61,6 +73,8 @@ pub(crate) fn write<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, Unsup
         order: Vec::new(),
         scratch: Vec::new(),
         plain_keys: true,
+        indented,
+        depth: 0,
     };
     value.serialize(&mut writer)?;
     Ok(Canonical { out: writer.out, plain_keys: writer.plain_keys })
@@ -118,6 +132,10 @@ struct Writer {
     scratch: Vec<u8>,
     /// No key so far needed an escape or held a non-ASCII character.
     plain_keys: bool,
+    /// Lay members and elements out on indented lines.
+    indented: bool,
+    /// How many objects and arrays are open.
+    depth: usize,
 }
 
 impl Writer {
@@ -134,15 +152,38 @@ impl Writer {
 
     fn open_object(&mut self) -> Object<'_> {
         self.out.push(b'{');
+        self.depth += 1;
         let base = self.members.len();
         Object { start: self.out.len(), base, writer: self, variant: false }
     }
 
     /// Opens `{"variant":` for the enum encodings serde_json wraps in an object.
-    fn open_variant(&mut self, variant: &str) {
+    fn open_variant(&mut self, variant: &str) -> Result<(), Unsupported> {
+        if self.indented {
+            return Err(unsupported("an enum variant written as an object, indented"));
+        }
         self.out.extend_from_slice(b"{\"");
         escape_into(&mut self.out, variant);
         self.out.extend_from_slice(b"\":");
+        Ok(())
+    }
+
+    /// When indenting, starts a new line at the current depth.
+    fn new_line(&mut self) {
+        if self.indented {
+            self.out.push(b'\n');
+            self.out.resize(self.out.len() + 2 * self.depth, b' ');
+        }
+    }
+
+    /// Closes the innermost object or array with `close`; `empty` when it
+    /// has no member or element (it then stays `{}` or `[]`).
+    fn close_level(&mut self, empty: bool, close: &[u8]) {
+        self.depth = self.depth.saturating_sub(1);
+        if !empty {
+            self.new_line();
+        }
+        self.out.extend_from_slice(close);
     }
 
     /// Writes the members of the object starting at `start` in key order.
@@ -160,7 +201,8 @@ impl Writer {
             self.reorder(start, base)?;
         }
         self.members.truncate(base);
-        self.out.push(b'}');
+        let empty = self.out.len() == start;
+        self.close_level(empty, b"}");
         Ok(())
     }
 
@@ -350,14 +392,17 @@ impl Object<'_> {
         if writer.out.len() > self.start {
             writer.out.push(b',');
         }
+        // A member's span starts before its line break, so reordering
+        // members moves each with its own line.
         let start = writer.out.len();
+        writer.new_line();
         writer.out.push(b'"');
         let key_start = writer.out.len();
         let plain = write_key(writer)?;
         let key_end = writer.out.len();
         let prefix = if plain { key_prefix(&writer.out[key_start..key_end]) } else { 0 };
         writer.plain_keys &= plain;
-        writer.out.extend_from_slice(b"\":");
+        writer.out.extend_from_slice(if writer.indented { b"\": " } else { b"\":" });
         Ok(Member { start, key_start, key_end, end: key_end, plain, prefix })
     }
 
@@ -397,11 +442,12 @@ impl Sequence<'_> {
             self.writer.out.push(b',');
         }
         self.first = false;
+        self.writer.new_line();
         value.serialize(&mut *self.writer)
     }
 
     fn finish(self) {
-        self.writer.out.extend_from_slice(self.close);
+        self.writer.close_level(self.first, self.close);
     }
 }
 
@@ -531,7 +577,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Unsupported> {
-        self.open_variant(variant);
+        self.open_variant(variant)?;
         value.serialize(&mut *self)?;
         self.out.push(b'}');
         Ok(())
@@ -539,6 +585,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Sequence<'a>, Unsupported> {
         self.out.push(b'[');
+        self.depth += 1;
         Ok(Sequence { writer: self, first: true, close: b"]" })
     }
 
@@ -557,8 +604,9 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Sequence<'a>, Unsupported> {
-        self.open_variant(variant);
+        self.open_variant(variant)?;
         self.out.push(b'[');
+        self.depth += 1;
         Ok(Sequence { writer: self, first: true, close: b"]}" })
     }
 
@@ -580,7 +628,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Object<'a>, Unsupported> {
-        self.open_variant(variant);
+        self.open_variant(variant)?;
         let mut object = self.open_object();
         object.variant = true;
         Ok(object)

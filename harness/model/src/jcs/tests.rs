@@ -145,6 +145,27 @@ proptest! {
             prop_assert_eq!(bytes, serde_json::to_vec(&value).unwrap());
         }
     }
+
+    #[test]
+    fn sorted_pretty_json_is_serde_jsons_pretty_text_whenever_it_answers(value in value()) {
+        if let Some(bytes) = crate::canonical::sorted_pretty_json(&value) {
+            prop_assert_eq!(String::from_utf8(bytes).unwrap(), serde_json::to_string_pretty(&value).unwrap());
+        }
+    }
+}
+
+#[test]
+fn sorted_pretty_json_indents_reordered_members_and_keeps_empty_containers() {
+    #[derive(serde::Serialize)]
+    struct Unsorted {
+        b: Vec<u32>,
+        a: std::collections::BTreeMap<String, u32>,
+        c: Vec<u32>,
+    }
+    let value = Unsorted { b: vec![1, 2], a: std::collections::BTreeMap::new(), c: vec![] };
+    let text = String::from_utf8(crate::canonical::sorted_pretty_json(&value).unwrap()).unwrap();
+    assert_eq!(text, "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ],\n  \"c\": []\n}");
+    assert_eq!(text, serde_json::to_string_pretty(&serde_json::to_value(&value).unwrap()).unwrap());
 }
 
 #[test]
