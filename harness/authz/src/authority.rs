@@ -202,13 +202,16 @@ pub fn snapshot<G: Borrow<Grant>>(grants: &[G], loaded_at: &str) -> AuthoritySna
 }
 
 /// [`snapshot`], taking the hash from `hashes` when it holds this set.
-fn snapshot_remembering(grants: Vec<&Grant>, loaded_at: &str, hashes: Option<&SnapshotHashes>) -> AuthoritySnapshot {
+fn snapshot_remembering(
+    mut ordered: Vec<&Grant>,
+    loaded_at: &str,
+    hashes: Option<&SnapshotHashes>,
+) -> AuthoritySnapshot {
     // Sorted by id, with each grant's canonical text breaking ties, so even a
     // set holding duplicate ids hashes the same in every order. Unique ids
     // (the usual case) already decide the order, so the text is only
     // computed when two grants share an id.
-    let grant_count = grants.len();
-    let mut ordered = grants;
+    let grant_count = ordered.len();
     ordered.sort_by(|a, b| a.id.cmp(&b.id));
     if ordered.windows(2).any(|pair| pair[0].id == pair[1].id) {
         let mut keyed: Vec<(String, &Grant)> =
