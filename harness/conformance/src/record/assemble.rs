@@ -7,6 +7,7 @@
 //! record.
 
 use super::events::{self, PROMPT_HANDED, TOOL_COMPLETED, TOOL_REQUESTED, TURN_FAILED};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::is_content_hash;
@@ -109,7 +110,7 @@ pub fn assemble_record(input: AssemblyInput<'_>) -> Result<ExecutionRecord, Asse
         Some(runtime) => runtime,
         None => metadata
             .and_then(|m| m.get("runtime"))
-            .and_then(|v| serde_json::from_value::<RuntimeManifest>(v.clone()).ok())
+            .and_then(|v| RuntimeManifest::deserialize(v).ok())
             .ok_or(AssemblyError::MissingRuntime)?,
     };
     let system = system_identity(&input, runtime, exposed_tools.len());
@@ -235,7 +236,7 @@ fn execution_section(input: &AssemblyInput<'_>, audit: &[&AuditEvent], exposed_t
         .metadata
         .as_ref()
         .and_then(|m| m.get("escalationAsked"))
-        .and_then(|v| serde_json::from_value::<EscalationAsked>(v.clone()).ok());
+        .and_then(|v| EscalationAsked::deserialize(v).ok());
     ExecutionSection {
         execution_id: result.execution_id.clone(),
         trace_id: result.trace_id.clone(),

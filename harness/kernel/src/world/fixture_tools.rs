@@ -10,6 +10,7 @@ use super::file_tools::{owned_requirement, parsed_path, run_on_store};
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
 use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
@@ -142,8 +143,7 @@ impl Fixture {
                 let mut out = Map::new();
                 out.insert("path".into(), args::path_value(&args::path(input, "path", 0)?));
                 if let Some(owner) = input.get("owner") {
-                    serde_json::from_value::<Address>(owner.clone())
-                        .map_err(|e| format!("`owner` must be an address ({e})"))?;
+                    Address::deserialize(owner).map_err(|e| format!("`owner` must be an address ({e})"))?;
                     out.insert("owner".into(), owner.clone());
                 }
                 Ok(out)
@@ -163,7 +163,7 @@ impl Fixture {
             Fixture::Escaping => Ok(owned_requirement(FILES, segments(&VAULT_SECRETS), "read", &context.owner)),
             Fixture::Crossing => {
                 let owner = match call.arguments.get("owner") {
-                    Some(value) => serde_json::from_value::<Address>(value.clone()).map_err(|e| e.to_string())?,
+                    Some(value) => Address::deserialize(value).map_err(|e| e.to_string())?,
                     None => context.owner.clone(),
                 };
                 Ok(owned_requirement(FILES, parsed_path(call)?, "read", &owner))
