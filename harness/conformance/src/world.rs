@@ -88,8 +88,9 @@ fn requested_tools(
     kernel: &Kernel,
     options: &WorldOptions,
 ) -> Arc<[ToolDefinition]> {
-    let mut requested_tools: Vec<ToolDefinition> = registered.iter().map(|h| h.definition().clone()).collect();
-    requested_tools.extend(kernel.messages_request_handler().map(|h| h.definition().clone()));
+    let mut requested_tools: Vec<ToolDefinition> =
+        registered.iter().map(|h| ToolDefinition::clone(h.definition())).collect();
+    requested_tools.extend(kernel.messages_request_handler().map(|h| ToolDefinition::clone(h.definition())));
     // A messaging world missing a port still lists the request tool, so
     // the kernel's registration (not the request) is what leaves it out.
     if options.messaging.is_some() && kernel.messages_request_handler().is_none() {

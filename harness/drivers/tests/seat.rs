@@ -24,7 +24,7 @@ use std::sync::Arc;
 fn request(payload: Value, with_escalation: bool) -> RuntimeTurnRequest {
     let mut tools = vec![Arc::new(definition(FileAction::Read))];
     if with_escalation {
-        tools.push(escalation_tool().shared_definition());
+        tools.push(Arc::clone(escalation_tool().definition()));
     }
     RuntimeTurnRequest {
         version: PROTOCOL_VERSION.into(),

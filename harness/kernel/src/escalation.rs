@@ -74,12 +74,8 @@ static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| {
 });
 
 impl ToolHandler for EscalationTool {
-    fn definition(&self) -> &ToolDefinition {
+    fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
-    }
-
-    fn shared_definition(&self) -> Arc<ToolDefinition> {
-        Arc::clone(&self.definition)
     }
 
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {

@@ -104,7 +104,7 @@ impl Kernel {
             };
             let decision = self.core.decide_in(authority, &ask, &memo);
             if decision.allowed {
-                listed.push(handler.shared_definition());
+                listed.push(Arc::clone(handler.definition()));
             } else {
                 withheld += 1;
                 fail_closed |= decision.reason_code.is_fail_closed();

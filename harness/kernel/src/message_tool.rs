@@ -180,12 +180,8 @@ pub fn parse_request_arguments(arguments: &Map<String, Value>) -> Result<Map<Str
 }
 
 impl ToolHandler for MessageRequestTool {
-    fn definition(&self) -> &ToolDefinition {
+    fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
-    }
-
-    fn shared_definition(&self) -> Arc<ToolDefinition> {
-        Arc::clone(&self.definition)
     }
 
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {

@@ -118,15 +118,9 @@ pub enum HandlerError {
 
 /// One tool: its definition, strict parser, requirement and effect.
 pub trait ToolHandler {
-    /// The registry's definition; the model's view of the tool is never trusted.
-    fn definition(&self) -> &ToolDefinition;
-
-    /// The definition as a listing hands it out. A handler that keeps its
-    /// definition shared hands out the same one each time, so a listing
-    /// copies no definition.
-    fn shared_definition(&self) -> Arc<ToolDefinition> {
-        Arc::new(self.definition().clone())
-    }
+    /// The registry's definition; the model's view of the tool is never
+    /// trusted. Shared, so a listing hands it out without copying it.
+    fn definition(&self) -> &Arc<ToolDefinition>;
 
     /// The mandatory runtime parser; `Err` makes the call `invalid_tool_arguments`.
     ///

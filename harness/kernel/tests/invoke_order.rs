@@ -152,7 +152,7 @@ async fn k41_a_requirement_outside_the_ceiling_fails_without_consulting_grants()
     declared.resource.path = vec!["Workspace".into()];
     let tool = TestTool::with(sharedos_model::tool::ToolDefinition {
         required_capability: declared,
-        ..tool.definition.clone()
+        ..sharedos_model::tool::ToolDefinition::clone(&tool.definition)
     });
     tool.resolve_to(Ok(Requirement {
         resource: ResourceRef {

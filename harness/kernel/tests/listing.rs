@@ -84,8 +84,8 @@ async fn k33_unavailable_authority_lists_nothing_and_records_a_fail_closed_denia
 
 #[tokio::test]
 async fn the_catalogue_hash_covers_the_published_projection_only() {
-    let tool = TestTool::new("files.read", "read").definition.clone();
-    let other = TestTool::new("files.stat", "stat").definition.clone();
+    let tool = ToolDefinition::clone(&TestTool::new("files.read", "read").definition);
+    let other = ToolDefinition::clone(&TestTool::new("files.stat", "stat").definition);
     let mut widened = tool.clone();
     widened.required_capability.resource.path = vec!["Workspace".into()];
     let forward = catalog_hash(&[tool.clone(), other.clone()]).unwrap();

@@ -84,7 +84,7 @@ impl World {
             builder = builder.tool(Rc::clone(handler));
         }
         let kernel = Rc::new(builder.build().unwrap());
-        let tools = registered.iter().map(|handler| handler.definition().clone()).collect();
+        let tools = registered.iter().map(|handler| ToolDefinition::clone(handler.definition())).collect();
         World { kernel, fixtures, tools }
     }
 

@@ -25,6 +25,7 @@ use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionRes
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A read that takes `SLOW_MS` of virtual time.
@@ -39,11 +40,11 @@ pub const EXECUTION_ID: &str = "drivers-test.turn";
 /// A shipped file tool that takes its time, under another name.
 struct SlowTool {
     inner: FileTool,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
 }
 
 impl ToolHandler for SlowTool {
-    fn definition(&self) -> &ToolDefinition {
+    fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
     }
 
@@ -74,7 +75,7 @@ impl ToolHandler for SlowTool {
 fn slow(name: &str, action: FileAction, fixtures: &WorldFixtures) -> Rc<dyn ToolHandler> {
     let mut definition = definition(action);
     definition.name = name.to_string();
-    Rc::new(SlowTool { inner: FileTool::new(action, Rc::clone(&fixtures.files)), definition })
+    Rc::new(SlowTool { inner: FileTool::new(action, Rc::clone(&fixtures.files)), definition: Arc::new(definition) })
 }
 
 /// A conformance world: the reference kernel over armed fixtures.
@@ -116,7 +117,7 @@ impl World {
             builder = builder.tool(Rc::clone(handler));
         }
         let kernel = builder.build().unwrap();
-        let requested_tools = registered.iter().map(|h| h.definition().clone()).collect();
+        let requested_tools = registered.iter().map(|h| ToolDefinition::clone(h.definition())).collect();
         World { kernel: Rc::new(kernel), fixtures, requested_tools }
     }
 

@@ -81,8 +81,8 @@ impl Reference {
     /// Every tool the kernel registered, as a turn requests them.
     pub fn tools(&self) -> Vec<ToolDefinition> {
         let mut tools: Vec<ToolDefinition> =
-            self.fixtures.static_tools().iter().map(|h| h.definition().clone()).collect();
-        tools.push(escalation_tool().definition().clone());
+            self.fixtures.static_tools().iter().map(|h| ToolDefinition::clone(h.definition())).collect();
+        tools.push(ToolDefinition::clone(escalation_tool().definition()));
         tools
     }
 

@@ -266,12 +266,8 @@ impl LedgerHandler {
 }
 
 impl ToolHandler for LedgerHandler {
-    fn definition(&self) -> &ToolDefinition {
+    fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
-    }
-
-    fn shared_definition(&self) -> Arc<ToolDefinition> {
-        Arc::clone(&self.definition)
     }
 
     fn parse_arguments(&self, arguments: &Map<String, Value>) -> Result<Map<String, Value>, String> {

@@ -19,6 +19,7 @@ use sharedos_model::tool::{ReadWrite, ToolCall, ToolDefinition, ToolOutcome, Too
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
 
 pub const NOW: &str = "2026-08-18T09:00:00.000Z";
 pub const LATER: &str = "2026-08-18T09:00:01.000Z";
@@ -171,7 +172,7 @@ pub enum Behaviour {
 
 /// A `files`-style tool: ceiling `files/[]/<action>`, requirement from `path`.
 pub struct TestTool {
-    pub definition: ToolDefinition,
+    pub definition: Arc<ToolDefinition>,
     pub behaviour: RefCell<Behaviour>,
     /// Overrides the resolved requirement (for crossing/escaping tools).
     pub requirement: RefCell<Option<Result<Requirement, String>>>,
@@ -203,7 +204,7 @@ impl TestTool {
     }
     pub fn with(definition: ToolDefinition) -> Rc<TestTool> {
         Rc::new(TestTool {
-            definition,
+            definition: Arc::new(definition),
             behaviour: RefCell::new(Behaviour::Succeed),
             requirement: RefCell::new(None),
             invoked: RefCell::new(Vec::new()),
@@ -222,7 +223,7 @@ impl TestTool {
 }
 
 impl ToolHandler for TestTool {
-    fn definition(&self) -> &ToolDefinition {
+    fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
     }
 
