@@ -1,11 +1,11 @@
 //! Turning what a grant source returned into a turn's resolved authority.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sharedos_model::access::AccessContext;
 use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
 use sharedos_model::memo::Memo;
-use sharedos_model::validate::{drop_proto_keys, holds_proto_keys, Validate};
+use sharedos_model::validate::{drop_proto_keys, drop_proto_keys_in, holds_proto_keys_in, Validate};
 use std::borrow::Borrow;
 use std::rc::Rc;
 
@@ -148,15 +148,12 @@ pub fn resolve_typed_authority(
 /// A typed grant as it would parse after `__proto__` keys were dropped
 /// (only its opaque metadata can hold any); copied only when it holds one.
 fn without_proto_keys(grant: Rc<Grant>) -> Rc<Grant> {
-    let holds_one =
-        |metadata: &Map<String, Value>| metadata.contains_key("__proto__") || metadata.values().any(holds_proto_keys);
-    if !grant.metadata.as_ref().is_some_and(holds_one) {
+    if !grant.metadata.as_ref().is_some_and(holds_proto_keys_in) {
         return grant;
     }
     let mut grant = Rc::unwrap_or_clone(grant);
     if let Some(metadata) = &mut grant.metadata {
-        metadata.remove("__proto__");
-        metadata.values_mut().for_each(drop_proto_keys);
+        drop_proto_keys_in(metadata);
     }
     Rc::new(grant)
 }

@@ -4,7 +4,7 @@
 //! expected there, so a caller can report it as-is.
 
 use crate::instant::is_timestamp;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A value that parsed structurally but broke a bound of the contract.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -170,23 +170,32 @@ pub fn unique(items: &[String], pointer: &str) -> Result<(), ValidationError> {
 /// JSON schema silently does.
 pub fn drop_proto_keys(value: &mut Value) {
     match value {
-        Value::Object(map) => {
-            map.remove("__proto__");
-            map.values_mut().for_each(drop_proto_keys);
-        }
+        Value::Object(map) => drop_proto_keys_in(map),
         Value::Array(items) => items.iter_mut().for_each(drop_proto_keys),
         _ => {}
     }
+}
+
+/// [`drop_proto_keys`] for an object.
+pub fn drop_proto_keys_in(map: &mut Map<String, Value>) {
+    map.remove("__proto__");
+    map.values_mut().for_each(drop_proto_keys);
 }
 
 /// Whether [`drop_proto_keys`] would remove anything from `value`.
 #[must_use]
 pub fn holds_proto_keys(value: &Value) -> bool {
     match value {
-        Value::Object(map) => map.contains_key("__proto__") || map.values().any(holds_proto_keys),
+        Value::Object(map) => holds_proto_keys_in(map),
         Value::Array(items) => items.iter().any(holds_proto_keys),
         _ => false,
     }
+}
+
+/// [`holds_proto_keys`] for an object.
+#[must_use]
+pub fn holds_proto_keys_in(map: &Map<String, Value>) -> bool {
+    map.contains_key("__proto__") || map.values().any(holds_proto_keys)
 }
 
 #[cfg(test)]
