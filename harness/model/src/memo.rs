@@ -6,8 +6,10 @@ use std::sync::{Mutex, PoisonError};
 /// about, so a run that asks about equal values in many cells (the same
 /// catalogue, the same grants) computes each answer once.
 ///
-/// Lookups compare values, never addresses, so a remembered answer is
-/// always the one its value gives; only successful answers are kept, and at
+/// A lookup takes the answer of the key its caller's `matches` accepts;
+/// callers match by value (an equal address at most standing for an equal
+/// value), so a remembered answer is always the one its value gives, and a
+/// missed match only computes again. Only successful answers are kept, and at
 /// most `capacity` of them, so a lookup stays a short scan. A memo whose
 /// keys and answers can cross threads can be shared between workers; it
 /// computes outside its lock, so two workers asking at once may both
