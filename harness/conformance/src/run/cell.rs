@@ -143,9 +143,7 @@ impl<'s> Row<'s> {
         let options = &self.condition.world;
         let world_identity = self.memos.world_identity(options, || {
             let tools = self.memos.tool_bytes(&world.requested_tools)?;
-            let enabled = world.enabled_tool_namespaces();
-            let policy_hash = self.memos.policy_hash(&enabled, &tools)?;
-            WorldIdentity::of(world, options, tools, (enabled, policy_hash))
+            WorldIdentity::of(world, options, tools, |enabled, tools| self.memos.policy_hash(enabled, tools))
         })?;
         let identity = Identity::with_world(self.case, &self.script, &self.condition.id, world_identity)?;
         Ok(self.identity.get_or_init(|| identity).clone())
@@ -265,8 +263,8 @@ pub struct WorldIdentity {
 
 impl WorldIdentity {
     /// The hashes of `world`, built for `options`, whose requested tools
-    /// have the canonical bytes `tools` and whose turns run under `policy`
-    /// (the enabled namespaces and their policy hash with those tools).
+    /// have the canonical bytes `tools`; `policy_hash` hashes the policy of
+    /// its enabled namespaces with those tools (a caller may remember it).
     ///
     /// # Errors
     /// When a hash cannot be computed.
@@ -274,10 +272,12 @@ impl WorldIdentity {
         world: &World,
         options: &WorldOptions,
         tools: Arc<[u8]>,
-        policy: (Vec<String>, String),
+        policy_hash: impl FnOnce(&[String], &Arc<[u8]>) -> Result<String, CanonicalError>,
     ) -> Result<WorldIdentity, CellError> {
         let description = WorldDescription::of(world, options).canonical_with_tools(&tools)?;
-        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy })
+        let enabled = world.enabled_tool_namespaces();
+        let policy_hash = policy_hash(&enabled, &tools)?;
+        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy: (enabled, policy_hash) })
     }
 }
 
@@ -293,9 +293,9 @@ impl Identity {
         world: &World,
     ) -> Result<Identity, CellError> {
         let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
-        let enabled = world.enabled_tool_namespaces();
-        let policy_hash = policy_hash_of_canonical_tools(&enabled, &tools)?;
-        let world = WorldIdentity::of(world, &condition.world, tools, (enabled, policy_hash))?;
+        let world = WorldIdentity::of(world, &condition.world, tools, |enabled, tools| {
+            policy_hash_of_canonical_tools(enabled, tools)
+        })?;
         Identity::with_world(case, script, &condition.id, world)
     }
 
