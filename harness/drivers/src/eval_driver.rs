@@ -37,7 +37,7 @@ pub mod codes {
 
 /// Renders a catalogue in a protocol's tool shape (see
 /// [`EvalHarnessDriverOptions::render_tools`]).
-pub type ToolRenderer = Rc<dyn Fn(&dyn HarnessProtocol, &[Arc<ToolDefinition>]) -> Rc<Value>>;
+pub type ToolRenderer = Rc<dyn Fn(&dyn HarnessProtocol, &[Arc<ToolDefinition>]) -> Arc<Value>>;
 
 /// How an eval-harness driver is built.
 #[derive(Clone)]
@@ -150,7 +150,7 @@ impl EvalHarnessDriver {
             instructions: text.instructions,
             tools: match &self.options.render_tools {
                 Some(render) => render(self.options.protocol.as_ref(), &request.tools),
-                None => Rc::new(self.options.protocol.describe_tools(&request.tools)),
+                None => Arc::new(self.options.protocol.describe_tools(&request.tools)),
             },
             context: request.context.clone(),
             metadata: request.metadata.clone(),

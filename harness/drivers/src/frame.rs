@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sharedos_model::access::RuntimeVisibleContext;
 use sharedos_model::tool::ProtocolError;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// One JSON object in the vendor's own shape.
 pub type HarnessFrame = Map<String, Value>;
@@ -76,7 +76,7 @@ pub struct HarnessTurnRequest {
     pub instructions: Option<String>,
     /// The permission-filtered catalogue, already rendered by the protocol;
     /// shared, since turns over one catalogue render it alike.
-    pub tools: Rc<Value>,
+    pub tools: Arc<Value>,
     /// The sanitised context.
     pub context: RuntimeVisibleContext,
     /// The request's metadata, when it has some.

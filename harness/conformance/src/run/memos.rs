@@ -10,7 +10,6 @@ use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::{same_definitions, ToolDefinition};
 use std::convert::Infallible;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// How many distinct tool lists the memo keeps.
@@ -29,12 +28,11 @@ pub struct RunMemos {
     pub worlds: WorldMemos,
     /// What every worker of the run shares.
     shared: Arc<SharedMemos>,
-    /// Catalogues as each vendor protocol renders them for its harness.
-    renderings: Memo<(&'static str, Vec<Arc<ToolDefinition>>), Rc<Value>>,
 }
 
-/// The memos every worker of a run shares: world hashes, which cost far
-/// more to compute than to look up.
+/// The memos every worker of a run shares: world hashes and rendered
+/// catalogues, which cost far more to compute (and, kept once per worker,
+/// to hold) than to look up.
 #[derive(Debug)]
 pub struct SharedMemos {
     /// Canonical bytes of a world's requested tools.
@@ -44,11 +42,18 @@ pub struct SharedMemos {
     /// Policy hashes, by enabled namespaces and (the address of) the
     /// canonical bytes of the tools: many worlds share one policy.
     policies: Memo<(Vec<String>, Arc<[u8]>), String>,
+    /// Catalogues as each vendor protocol renders them for its harness.
+    renderings: Memo<(&'static str, Vec<Arc<ToolDefinition>>), Arc<Value>>,
 }
 
 impl Default for SharedMemos {
     fn default() -> SharedMemos {
-        SharedMemos { tools: Memo::new(CAPACITY), worlds: Memo::new(WORLD_CAPACITY), policies: Memo::new(CAPACITY) }
+        SharedMemos {
+            tools: Memo::new(CAPACITY),
+            worlds: Memo::new(WORLD_CAPACITY),
+            policies: Memo::new(CAPACITY),
+            renderings: Memo::new(RENDERING_CAPACITY),
+        }
     }
 }
 
@@ -62,7 +67,7 @@ impl RunMemos {
     /// A worker's memos, sharing `shared` with the run's other workers.
     #[must_use]
     pub fn sharing(shared: Arc<SharedMemos>) -> RunMemos {
-        RunMemos { worlds: WorldMemos::default(), shared, renderings: Memo::new(RENDERING_CAPACITY) }
+        RunMemos { worlds: WorldMemos::default(), shared }
     }
 
     /// The canonical bytes of `tools`.
@@ -107,12 +112,12 @@ impl RunMemos {
     /// `tools` in `protocol`'s tool shape. A protocol renders a catalogue
     /// from the catalogue alone, so the rendering is the same for every
     /// turn that offers these tools.
-    pub fn rendered_tools(&self, protocol: &dyn HarnessProtocol, tools: &[Arc<ToolDefinition>]) -> Rc<Value> {
+    pub fn rendered_tools(&self, protocol: &dyn HarnessProtocol, tools: &[Arc<ToolDefinition>]) -> Arc<Value> {
         let id = protocol.id();
-        let Ok(rendered) = self.renderings.get_or_compute(
+        let Ok(rendered) = self.shared.renderings.get_or_compute(
             |(known_id, known)| *known_id == id && same_definitions(known, tools),
             || (id, tools.to_vec()),
-            || Ok::<_, Infallible>(Rc::new(protocol.describe_tools(tools))),
+            || Ok::<_, Infallible>(Arc::new(protocol.describe_tools(tools))),
         );
         rendered
     }
@@ -121,12 +126,11 @@ impl RunMemos {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::RunMemos;
+    use super::{RunMemos, SharedMemos};
     use crate::world::World;
     use crate::world_options::WorldOptions;
     use sharedos_drivers::vendor::Vendor;
     use sharedos_model::tool::ToolDefinition;
-    use std::rc::Rc;
     use std::sync::Arc;
 
     #[test]
@@ -138,12 +142,26 @@ mod tests {
         let (codex, pi) = (Vendor::Codex.protocol(), Vendor::Pi.protocol());
         let first = memos.rendered_tools(codex.as_ref(), &tools);
         assert_eq!(*first, codex.describe_tools(&tools));
-        assert!(Rc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &tools)), "remembered");
+        assert!(Arc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &tools)), "remembered");
         let copies = shared(&requested);
-        assert!(Rc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &copies)), "equal copies are remembered too");
+        assert!(Arc::ptr_eq(&first, &memos.rendered_tools(codex.as_ref(), &copies)), "equal copies are remembered too");
         assert_eq!(*memos.rendered_tools(pi.as_ref(), &tools), pi.describe_tools(&tools), "keyed by protocol");
         let fewer = &tools[1..];
         assert_eq!(*memos.rendered_tools(codex.as_ref(), fewer), codex.describe_tools(fewer), "keyed by catalogue");
+    }
+
+    #[test]
+    fn every_worker_of_a_run_shares_one_rendering_of_a_catalogue() {
+        let shared = Arc::new(SharedMemos::default());
+        let (one, other) = (RunMemos::sharing(Arc::clone(&shared)), RunMemos::sharing(shared));
+        let world = World::build(&WorldOptions::default()).unwrap();
+        let tools: Vec<_> = world.requested_tools.iter().cloned().map(Arc::new).collect();
+        let codex = Vendor::Codex.protocol();
+        let first = one.rendered_tools(codex.as_ref(), &tools);
+        assert!(Arc::ptr_eq(&first, &other.rendered_tools(codex.as_ref(), &tools)));
+        let apart = RunMemos::default().rendered_tools(codex.as_ref(), &tools);
+        assert!(!Arc::ptr_eq(&first, &apart), "runs do not share");
+        assert_eq!(first, apart);
     }
 
     #[test]
