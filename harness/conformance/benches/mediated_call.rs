@@ -25,6 +25,11 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+// The CLI's allocator, as in the matrix benchmarks: a call allocates and
+// frees a few dozen small values, so the allocator is part of its cost.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Most calls one turn makes (its step and call budgets are set to this).
 const MAX_CALLS_PER_TURN: u32 = 256;
 
@@ -200,14 +205,20 @@ fn mediated_call(c: &mut Criterion) {
 criterion_group!(benches, mediated_call);
 
 /// `PROFILE_TURNS=<turns>:<calls>` runs that many turns of `files.read`
-/// calls and exits, for an instruction-count profiler; otherwise criterion.
+/// calls (`<turns>:<calls>:denied`: of denied `files.replace` calls) and
+/// exits, for an instruction-count profiler; otherwise criterion.
 fn main() {
     if let Ok(spec) = std::env::var("PROFILE_TURNS") {
-        let (turns, calls) = spec.split_once(':').expect("PROFILE_TURNS=<turns>:<calls>");
-        let args = arguments(json!({ "path": ["Workspace", "policy.md"] }));
+        let mut parts = spec.split(':');
+        let (turns, calls) = (parts.next().unwrap_or_default(), parts.next().expect("PROFILE_TURNS=<turns>:<calls>"));
+        let path = json!(["Workspace", "policy.md"]);
+        let (tool, args) = match parts.next() {
+            Some("denied") => ("files.replace", arguments(json!({ "path": path, "content": "x" }))),
+            _ => ("files.read", arguments(json!({ "path": path }))),
+        };
         let runtime = paused_runtime();
         for turn in 0..turns.parse::<u64>().expect("a turn count") {
-            let timing = runtime.block_on(timed_turn("files.read", &args, calls.parse().expect("a call count"), turn));
+            let timing = runtime.block_on(timed_turn(tool, &args, calls.parse().expect("a call count"), turn));
             std::hint::black_box(timing.turn);
         }
         return;
