@@ -189,16 +189,21 @@ fn bench_turn(c: &mut Criterion) {
     });
 }
 
+/// The allowed call: `files.read` of a seeded file.
+fn allowed_read() -> (&'static str, Value) {
+    ("files.read", json!({ "path": ["Workspace", "policy.md"] }))
+}
+
+/// The denied call: `files.replace` of the same file, which no grant allows.
+fn denied_write() -> (&'static str, Value) {
+    ("files.replace", json!({ "path": ["Workspace", "policy.md"], "content": "x" }))
+}
+
 fn mediated_call(c: &mut Criterion) {
-    let path = json!(["Workspace", "policy.md"]);
-    bench_call(c, "mediated_call/allowed_read", "files.read", json!({ "path": path }), (ToolStatus::Succeeded, None));
-    bench_call(
-        c,
-        "mediated_call/denied_write",
-        "files.replace",
-        json!({ "path": path, "content": "x" }),
-        (ToolStatus::Denied, Some("no_matching_grant")),
-    );
+    let (tool, args) = allowed_read();
+    bench_call(c, "mediated_call/allowed_read", tool, args, (ToolStatus::Succeeded, None));
+    let (tool, args) = denied_write();
+    bench_call(c, "mediated_call/denied_write", tool, args, (ToolStatus::Denied, Some("no_matching_grant")));
     bench_turn(c);
 }
 
@@ -211,11 +216,8 @@ fn main() {
     if let Ok(spec) = std::env::var("PROFILE_TURNS") {
         let mut parts = spec.split(':');
         let (turns, calls) = (parts.next().unwrap_or_default(), parts.next().expect("PROFILE_TURNS=<turns>:<calls>"));
-        let path = json!(["Workspace", "policy.md"]);
-        let (tool, args) = match parts.next() {
-            Some("denied") => ("files.replace", arguments(json!({ "path": path, "content": "x" }))),
-            _ => ("files.read", arguments(json!({ "path": path }))),
-        };
+        let (tool, args) = if parts.next() == Some("denied") { denied_write() } else { allowed_read() };
+        let args = arguments(args);
         let runtime = paused_runtime();
         for turn in 0..turns.parse::<u64>().expect("a turn count") {
             let timing = runtime.block_on(timed_turn(tool, &args, calls.parse().expect("a call count"), turn));

@@ -31,8 +31,8 @@ pub struct RunMemos {
 }
 
 /// The memos every worker of a run shares: world hashes and rendered
-/// catalogues, which cost far more to compute (and, kept once per worker,
-/// to hold) than to look up.
+/// catalogues, which cost far more to compute, or to hold once per worker,
+/// than to look up.
 #[derive(Debug)]
 pub struct SharedMemos {
     /// Canonical bytes of a world's requested tools.
