@@ -1,0 +1,78 @@
+//! The driven columns against SharedOS's v6 table (10-conformance §2.9,
+//! §4.3): over the matrix family each driven column has 28 pass (exactly
+//! one of them `pass (driver)`, on the step-ceiling row), 4 not applicable
+//! with a reason, and 2 not implemented; and every scripted column grades
+//! every row identically in status, refusing layers and reason codes.
+
+use crate::support;
+
+use support::committed_suite;
+
+use sharedos_conformance::column::columns;
+use sharedos_conformance::judge::CellStatus;
+use sharedos_conformance::manifest::Cell;
+use sharedos_conformance::run::matrix::{plan, run_all, Selection};
+use std::collections::BTreeMap;
+
+/// Every driven cell of the matrix family: column -> row -> cell.
+fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
+    let suite = committed_suite();
+    let driven: Vec<String> = columns().iter().filter(|c| c.kind.is_driven()).map(|c| c.id.to_string()).collect();
+    assert_eq!(driven.len(), 5);
+    let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };
+    let planned = plan(&suite, &selection);
+    let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
+    for (planned, result) in run_all(&suite, &planned, 2, None) {
+        let cell = match (planned.declared, result) {
+            (Some(cell), _) => cell,
+            (None, Some(run)) => run.expect("the cell runs").cell,
+            (None, None) => unreachable!("an undeclared cell is run"),
+        };
+        let row = format!("{}/{}", planned.key.case, planned.key.condition);
+        by_column.entry(planned.key.column).or_default().insert(row, cell);
+    }
+    by_column
+}
+
+#[test]
+fn r85_each_driven_column_matches_the_v6_totals() {
+    for (column, rows) in driven_cells() {
+        assert_eq!(rows.len(), 34, "{column}");
+        let count = |status: CellStatus| rows.values().filter(|c| c.status == status).count();
+        assert_eq!(count(CellStatus::Pass), 28, "{column}");
+        assert_eq!(count(CellStatus::NotApplicable), 4, "{column}");
+        assert_eq!(count(CellStatus::NotImplemented), 2, "{column}");
+        let by_driver: Vec<&String> =
+            rows.iter().filter(|(_, c)| !c.driver_issued.is_empty()).map(|(r, _)| r).collect();
+        assert_eq!(by_driver, vec!["budget-exceeded/step-ceiling"], "{column}");
+        for (row, cell) in rows.iter().filter(|(_, c)| c.status == CellStatus::NotApplicable) {
+            assert!(cell.detail.as_deref().is_some_and(|d| !d.is_empty()), "{column} {row}: a reason is carried");
+        }
+        let not_applicable: Vec<&str> =
+            rows.iter().filter(|(_, c)| c.status == CellStatus::NotApplicable).map(|(r, _)| r.as_str()).collect();
+        assert_eq!(
+            not_applicable,
+            [
+                "escalation-refused/escalation-withheld",
+                "grant-material/baseline",
+                "runtime-crashed/baseline",
+                "turn-draining/draining-from-the-start"
+            ],
+            "{column}"
+        );
+    }
+}
+
+#[test]
+fn every_scripted_column_grades_every_row_identically() {
+    let cells = driven_cells();
+    let reference = &cells["model-scripted"];
+    for (column, rows) in &cells {
+        for (row, cell) in rows {
+            let model = &reference[row];
+            assert_eq!(cell.status, model.status, "{column} {row}");
+            assert_eq!(cell.refused_by, model.refused_by, "{column} {row}");
+            assert_eq!(cell.reason_codes, model.reason_codes, "{column} {row}");
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The annotate rows, run against the reference envelope: where a stated
+//! fact lands (result metadata, the record's lifted fields, the prompt set)
+//! and where it does not.
+
+use crate::support;
+
+use support::{adversary_run, committed_suite};
+
+use serde_json::{json, Value};
+use sharedos_conformance::loader::Suite;
+use sharedos_conformance::run::cell::CellRun;
+
+fn suite() -> Suite {
+    committed_suite()
+}
+
+fn run(suite: &Suite, case: &str) -> CellRun {
+    let condition = suite.case(case).unwrap_or_else(|| panic!("no case {case}")).conditions[0].id.clone();
+    let run = adversary_run(suite, case, &condition);
+    assert_eq!(run.cell.status.as_str(), "pass", "{case}: {:?}", run.cell.detail);
+    run
+}
+
+fn turn(run: &CellRun) -> Value {
+    run.snapshot.value()["turns"][0].clone()
+}
+
+fn receipt(run: &CellRun, attempt: &str) -> Value {
+    run.snapshot.value()["receipts"].as_array().unwrap().iter().find(|r| r["attemptId"] == attempt).unwrap().clone()
+}
+
+#[test]
+fn e90_an_annotation_survives_every_ending() {
+    let s = suite();
+    let endings = [
+        ("annotate-kept-on-completed", "succeeded"),
+        ("annotate-kept-on-plugin-fail", "failed"),
+        ("annotate-kept-on-escalated", "escalated"),
+        ("annotate-kept-on-cancelled", "cancelled"),
+        ("annotate-kept-on-runtime-threw", "failed"),
+        ("annotate-kept-on-invalid-outcome", "failed"),
+        ("annotate-kept-on-audit-outage", "failed"),
+    ];
+    for (case, status) in endings {
+        let run = run(&s, case);
+        assert_eq!(turn(&run)["status"], status, "{case}");
+        assert_eq!(turn(&run)["annotations"]["note"], json!({"kept": true}), "{case}");
+    }
+}
+
+#[test]
+fn e86_reserved_keys_are_refused_and_nothing_is_stored() {
+    let s = suite();
+    let run = run(&s, "annotate-refused-keys");
+    for attempt in ["empty-key", "runtime-key", "proto-key"] {
+        assert_eq!(receipt(&run, attempt)["reasonCode"], "annotation_refused", "{attempt}");
+    }
+    assert_eq!(turn(&run)["annotations"], json!({}));
+}
+
+#[test]
+fn e88_e89_the_last_write_wins_and_an_annotation_outranks_outcome_metadata() {
+    let s = suite();
+    assert_eq!(turn(&run(&s, "annotate-last-write-wins"))["annotations"], json!({"attempt": 2}));
+    let run = run(&s, "annotate-outranks-outcome-metadata");
+    assert_eq!(turn(&run)["annotations"], json!({"onlyOutcome": "kept", "shared": "from-annotate"}));
+}
+
+#[test]
+fn e91_e92_e25_kept_while_draining_dropped_after_close() {
+    let s = suite();
+    let draining = run(&s, "annotate-kept-while-draining");
+    assert_eq!(turn(&draining)["annotations"], json!({"whileDraining": true}));
+    let closed = run(&s, "annotate-dropped-after-close");
+    assert_eq!(receipt(&closed, "annotate-after-close")["observed"], "succeeded", "no error");
+    assert_eq!(turn(&closed)["annotations"], json!({}), "and no effect");
+    assert_eq!(receipt(&closed, "call-after-close")["reasonCode"], "host_closed");
+    assert_eq!(receipt(&closed, "emit-after-close")["reasonCode"], "emit_refused");
+}
+
+#[test]
+fn e93_e94_e95_the_prompt_hash_is_lifted_even_when_cancelled_and_absent_when_never_stated() {
+    let s = suite();
+    let lifted = run(&s, "annotate-prompt-hash-lifted");
+    let hash = turn(&lifted)["promptHash"].clone();
+    assert!(hash.as_str().is_some_and(|h| h.len() == 64));
+    assert_eq!(evidence_prompt(&lifted), Some(hash.clone()));
+    let cancelled = run(&s, "annotate-prompt-hash-kept-when-cancelled");
+    assert_eq!(
+        (turn(&cancelled)["status"].clone(), turn(&cancelled)["promptHash"].clone()),
+        (json!("cancelled"), hash)
+    );
+    let never = run(&s, "annotate-cancelled-before-anything-stated");
+    assert_eq!(turn(&never)["promptHash"], Value::Null);
+    assert_eq!(evidence_prompt(&never), None, "the turn adds nothing to the prompt set");
+}
+
+#[test]
+fn e44_e95_escalation_asked_is_lifted_whether_or_not_the_turn_could_escalate() {
+    let s = suite();
+    let asked = json!({"tool": "sharedos.escalate", "reason": "A person must approve the next step."});
+    let escalated = run(&s, "annotate-escalation-asked-lifted");
+    assert_eq!(
+        (turn(&escalated)["status"].clone(), turn(&escalated)["escalationAsked"].clone()),
+        (json!("escalated"), asked.clone())
+    );
+    let refused = run(&s, "annotate-escalation-asked-without-the-affordance");
+    assert_eq!((turn(&refused)["status"].clone(), turn(&refused)["escalationAsked"].clone()), (json!("failed"), asked));
+}
+
+/// A cell's first-turn prompt hash as its evidence (and so the column's
+/// prompt set) carries it.
+fn evidence_prompt(run: &CellRun) -> Option<Value> {
+    run.evidence.turns[0].prompt_hash.clone().map(Value::String)
+}

@@ -1,0 +1,21 @@
+//! Integration tests of `conformance`, in one binary so the suite links once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod driven_columns;
+mod families_annotate;
+mod families_drain;
+mod families_loader;
+mod families_report;
+mod families_retryable;
+mod judge;
+mod judge_turn;
+mod judge_turn_values;
+mod judging;
+mod loader;
+mod markdown;
+mod matrix_rules;
+mod messaging_rows;
+mod receipt;
+mod record;
+mod support;
+mod world_set;

@@ -1,0 +1,59 @@
+//! The world-set hash (R7): per case and condition, the hash of the world
+//! that condition materialises, so it moves with a world's arming, grants
+//! and tools, and the report computes the same value from its run cells as
+//! from worlds built afresh.
+
+use crate::support;
+
+use sharedos_conformance::identity::case_set_hash;
+use sharedos_conformance::run::matrix::{plan, run_all, Selection};
+use sharedos_conformance::run::report::{build_report, world_set_hash};
+use support::committed_suite;
+
+fn only(cases: &[&str]) -> Selection {
+    Selection { cases: cases.iter().map(|c| (*c).to_string()).collect(), ..Selection::default() }
+}
+
+#[test]
+fn r7_the_report_hashes_the_world_set_of_its_run_cells_as_built_worlds_do() {
+    let suite = committed_suite();
+    let selection = only(&["forged-grant", "bounded-grant"]);
+    let planned = plan(&suite, &selection);
+    let report = build_report(&suite, &selection, run_all(&suite, &planned, 1, None)).unwrap();
+    assert_eq!(report.manifest.world_set_hash, world_set_hash(&suite, &selection).unwrap());
+}
+
+#[test]
+fn r7_rearming_one_condition_moves_the_world_set_hash() {
+    let suite = committed_suite();
+    let selection = only(&["forged-grant"]);
+    let before = world_set_hash(&suite, &selection).unwrap();
+    let mut edited = suite.clone();
+    let case = edited.cases.iter_mut().find(|c| c.id == "forged-grant").unwrap();
+    case.conditions[0].world.revoked = Some(vec!["grant-read".into()]);
+    assert_ne!(world_set_hash(&edited, &selection).unwrap(), before);
+}
+
+#[test]
+fn r7_the_world_set_hash_covers_exactly_the_selected_cases() {
+    let suite = committed_suite();
+    let one = world_set_hash(&suite, &only(&["forged-grant"])).unwrap();
+    let two = world_set_hash(&suite, &only(&["forged-grant", "bounded-grant"])).unwrap();
+    assert_ne!(one, two);
+    assert_eq!(one, world_set_hash(&suite, &only(&["forged-grant"])).unwrap(), "stable across computations");
+}
+
+#[test]
+fn r7_rewording_prose_moves_neither_set_hash() {
+    let suite = committed_suite();
+    let selection = Selection::default();
+    let (world_set, case_set) = (world_set_hash(&suite, &selection).unwrap(), case_set_hash(&suite).unwrap());
+    let mut reworded = suite.clone();
+    for case in &mut reworded.cases {
+        for condition in &mut case.conditions {
+            condition.description = format!("{} (reworded)", condition.description);
+        }
+    }
+    assert_eq!(world_set_hash(&reworded, &selection).unwrap(), world_set);
+    assert_eq!(case_set_hash(&reworded).unwrap(), case_set);
+}
