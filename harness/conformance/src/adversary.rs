@@ -20,11 +20,11 @@ use serde_json::{json, Map, Value};
 use sharedos_envelope::host::RuntimeHost;
 use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure, RuntimePlugin};
 use sharedos_envelope::tasks::TaskSet;
-use sharedos_kernel::escalation::ESCALATE;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;
+use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_port::signal::AbortSignal;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -183,7 +183,7 @@ impl Adversary {
             TerminalKind::Escalate => {
                 // The claim is stated before the outcome is returned; it can
                 // only make the row harder to pass.
-                let _ = host.annotate("escalationAsked", json!({ "tool": ESCALATE, "reason": terminal.reason }));
+                let _ = host.annotate("escalationAsked", json!({ "tool": ESCALATION_TOOL, "reason": terminal.reason }));
                 Ok(with_metadata(escalate(&terminal.reason), metadata()))
             }
             TerminalKind::Fail => Ok(with_metadata(fail(failure(terminal)), metadata())),

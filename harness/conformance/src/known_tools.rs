@@ -7,7 +7,6 @@
 //! world option revoking a grant the world never issues. Both lists are read
 //! off the world's fixtures, so a new fixture cannot be forgotten here.
 
-use sharedos_kernel::escalation::ESCALATE;
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;
 use sharedos_kernel::world::broker::NOTION_SEARCH;
 use sharedos_kernel::world::file_store::FileAction;
@@ -15,6 +14,7 @@ use sharedos_kernel::world::file_tools::tool_name;
 use sharedos_kernel::world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
 use sharedos_kernel::world::grants::{grant_set, GrantOptions};
 use sharedos_kernel::world::ledger_tools::LedgerTool;
+use sharedos_port::escalation::ESCALATION_TOOL;
 
 /// Every tool name the conformance world registers, offers in its turn
 /// request, or deliberately leaves unregistered, in registration order: the
@@ -26,7 +26,7 @@ use sharedos_kernel::world::ledger_tools::LedgerTool;
 pub fn known_tools() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = FileAction::ALL.iter().map(|a| tool_name(*a)).collect();
     names.extend(Fixture::ALL.iter().map(|f| f.name()));
-    names.extend([ESCALATE, MESSAGES_REQUEST, NOTION_SEARCH, ADMIN_GRANT_ISSUE]);
+    names.extend([ESCALATION_TOOL, MESSAGES_REQUEST, NOTION_SEARCH, ADMIN_GRANT_ISSUE]);
     names.extend(LedgerTool::ALL.iter().map(|t| t.name()));
     names
 }

@@ -9,9 +9,9 @@ use crate::script::{AttackScript, Attempt, TerminalKind};
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;
-use sharedos_drivers::seat::ESCALATE_TOOL;
 use sharedos_drivers::transcript::TimedFrame;
 use sharedos_drivers::wire::into_frame;
+use sharedos_port::escalation::ESCALATION_TOOL;
 use std::fmt::Write as _;
 
 /// One call the seat makes.
@@ -80,7 +80,7 @@ pub fn seat_ending(script: &AttackScript, turn: u32, execution_id: &str) -> Seat
     match terminal.map(|t| t.kind) {
         Some(TerminalKind::Escalate) => SeatEnding::Escalate(SeatCall {
             call_id: format!("{execution_id}.escalate"),
-            tool: ESCALATE_TOOL.to_string(),
+            tool: ESCALATION_TOOL.to_string(),
             arguments: into_frame(json!({ "reason": terminal.map_or("", |t| t.reason.as_str()) })),
             at_ms,
         }),

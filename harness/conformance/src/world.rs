@@ -3,7 +3,6 @@
 //! trusted setup before any turn runs.
 
 use crate::world_options::{BrokerMode, EscalationMode, WorldOptions};
-use sharedos_kernel::error::KernelError;
 use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::memos::HashMemos;
@@ -16,6 +15,7 @@ use sharedos_kernel::world::grants::{grant_set, GrantOptions, GrantSet};
 use sharedos_kernel::world::ledger::Ledger;
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
+use sharedos_port::error::KernelError;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -33,7 +33,7 @@ pub use process::HarnessProcess;
 use crate::frame::{HarnessFrame, HarnessTurnRequest};
 use crate::transport::{HarnessChannel, HarnessTransport, TransportError};
 use futures::future::LocalBoxFuture;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;

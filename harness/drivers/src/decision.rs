@@ -11,11 +11,11 @@ use crate::transport::TransportError;
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnOutcome, RuntimeTurnRequest};
 use sharedos_model::tool::{ProtocolError, ToolCall, ToolResult};
 use sharedos_model::validate::Validate;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::rc::Rc;
 
 /// Longest escalation reason, in UTF-16 code units (the unit SharedOS's

@@ -3,7 +3,7 @@
 
 use crate::model_wire::{ModelReply, ModelRequest};
 use futures::future::LocalBoxFuture;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 

@@ -15,9 +15,9 @@ use crate::vendor::ADAPTER_VERSION;
 use crate::wire::{parse_tool_arguments, tool_result_text};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
+use sharedos_port::signal::AbortSignal;
 use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
@@ -277,7 +277,7 @@ impl ModelSession {
                 Ok(reply) => reply,
                 Err(_) if signal.is_aborted() => {
                     return Err(DriverError::Aborted(
-                        signal.reason().unwrap_or(sharedos_kernel::signal::AbortReason::TurnClosed),
+                        signal.reason().unwrap_or(sharedos_port::signal::AbortReason::TurnClosed),
                     ));
                 }
                 Err(_) => return Ok(self.fail(codes::MODEL_CALL_FAILED, "The model call failed.")),

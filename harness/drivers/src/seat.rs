@@ -14,11 +14,11 @@ use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_model::capability::{Capability, Scope};
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::tool::ToolCall;
+use sharedos_port::escalation::ESCALATION_TOOL;
 use std::fmt;
 use std::rc::Rc;
 
 /// The escalation affordance's tool name.
-pub use sharedos_kernel::escalation::ESCALATE as ESCALATE_TOOL;
 
 /// The reason an escalation carries when the seat gave none that is usable.
 pub const DEFAULT_ESCALATION_REASON: &str = "the turn asked for a human decision without saying what needs deciding";
@@ -174,7 +174,7 @@ fn push_reach_line(text: &mut String, entry: &Capability) {
 /// not a JSON object at all.
 #[must_use]
 pub fn escalation_request(tool: &str, arguments: Option<&Map<String, Value>>) -> Option<String> {
-    if tool != ESCALATE_TOOL {
+    if tool != ESCALATION_TOOL {
         return None;
     }
     let reason = arguments.and_then(|args| args.get("reason")).and_then(Value::as_str).map(js_trim);
@@ -220,7 +220,7 @@ impl SeatCalls {
     /// The bookkeeping of one turn.
     #[must_use]
     pub fn new(request: Rc<RuntimeTurnRequest>, declare_step: Option<DeclareStep>) -> SeatCalls {
-        let escalation_offered = request.tools.iter().any(|tool| tool.name == ESCALATE_TOOL);
+        let escalation_offered = request.tools.iter().any(|tool| tool.name == ESCALATION_TOOL);
         SeatCalls { request, declare_step, escalation_offered, released: 0 }
     }
 

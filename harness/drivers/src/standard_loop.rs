@@ -9,7 +9,6 @@
 use crate::decision::{
     AgentTurnDecision, AgentTurnDriver, AgentTurnInput, AgentTurnSession, DriverError, SessionOutcome,
 };
-use crate::seat::ESCALATE_TOOL;
 use crate::vendor::ADAPTER_VERSION;
 use futures::future::LocalBoxFuture;
 use futures::FutureExt;
@@ -17,11 +16,12 @@ use serde_json::{json, Map, Value};
 use sharedos_envelope::error::HostError;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
 use sharedos_envelope::runtime::{outcome_value, RuntimeFailure, RuntimePlugin};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnOutcome, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;
+use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
@@ -224,7 +224,7 @@ impl<D: AgentTurnDriver> StandardLoop<D> {
             let (call, declared) = match decision {
                 AgentTurnDecision::ToolCall { call, step } => (call, step),
                 AgentTurnDecision::Escalate { reason, metadata } => {
-                    host.annotate(ESCALATION_ASKED_ANNOTATION, json!({ "tool": ESCALATE_TOOL, "reason": reason }))?;
+                    host.annotate(ESCALATION_ASKED_ANNOTATION, json!({ "tool": ESCALATION_TOOL, "reason": reason }))?;
                     let outcome = RuntimeTurnOutcome::Escalate { reason, metadata };
                     return Ok(Ending { outcome, close: SessionOutcome::Escalated });
                 }

@@ -18,7 +18,7 @@ use crate::frame::{HarnessFrame, HarnessTurnRequest};
 use crate::transport::{HarnessChannel, HarnessTransport, TransportError};
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;

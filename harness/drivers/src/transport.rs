@@ -12,7 +12,7 @@
 
 use crate::frame::{HarnessFrame, HarnessTurnRequest};
 use futures::future::LocalBoxFuture;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 
 /// Why a transport or channel call did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,7 +8,7 @@
 //! paused clock a two-minute deadline costs nothing.
 
 use crate::tasks::TaskSet;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;

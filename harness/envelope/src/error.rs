@@ -2,9 +2,10 @@
 //! contained throws handed to `on_turn_error`.
 
 use crate::runtime::RuntimeFailure;
-use sharedos_kernel::error::{AuditUnavailable, KernelError};
-use sharedos_kernel::signal::AbortReason;
 use sharedos_model::validate::ValidationError;
+use sharedos_port::audit::AuditUnavailable;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortReason;
 
 /// The executor could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

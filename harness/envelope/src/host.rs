@@ -7,10 +7,10 @@ use crate::mediation;
 use crate::turn::Turn;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeEvent, RuntimeLimits};
 use sharedos_model::tool::{ToolCall, ToolResult};
 use sharedos_model::validate::{drop_proto_keys, identifier, ValidationError};
+use sharedos_port::signal::AbortSignal;
 use std::fmt;
 use std::rc::Rc;
 

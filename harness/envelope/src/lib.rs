@@ -1,6 +1,6 @@
 //! The SharedOS execution envelope: the fixed layer around any runtime.
 //!
-//! Build an [`executor::Executor`] over a kernel (`sharedos_kernel::port::TurnKernel`)
+//! Build an [`executor::Executor`] over a kernel (`sharedos_port::turn_kernel::TurnKernel`)
 //! and a runtime ([`runtime::RuntimePlugin`]); `execute` validates the
 //! request, opens the turn through the kernel, mediates every tool call the
 //! runtime asks for, enforces the deadline and the drain, and records the

@@ -7,12 +7,12 @@ use crate::events::{tool_data, EventKind};
 use crate::host::ToolInvocationOptions;
 use crate::turn::Turn;
 use futures::future::{ready, LocalBoxFuture};
-use sharedos_kernel::error::KernelError;
-use sharedos_kernel::port::RefusedCall;
-use sharedos_kernel::signal::AbortReason;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::tool::{ToolCall, ToolResult, ToolStatus};
 use sharedos_model::validate::Validate;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortReason;
+use sharedos_port::turn_kernel::RefusedCall;
 use std::rc::Rc;
 use tokio::sync::oneshot;
 

@@ -1,9 +1,9 @@
 //! Executor construction options, the injected clock and id factory.
 
 use crate::error::{ConstructionError, TurnError};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{ExecutionEvent, MAX_EXECUTION_TIMEOUT_MS, MAX_EXECUTION_TOOL_CALLS};
 use sharedos_model::instant::Instant;
+use sharedos_port::signal::AbortSignal;
 use std::cell::Cell;
 use std::fmt;
 use std::rc::Rc;

@@ -5,16 +5,18 @@ use crate::error::TurnError;
 use crate::events::{failed_data, EventKind};
 use crate::options::{TurnErrorContext, TurnErrorHook};
 use crate::runtime::RuntimeFailure;
-use crate::turn::{Turn, ESCALATION_TOOL};
+use crate::turn::Turn;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::error::{AuditUnavailable, KernelError};
-use sharedos_kernel::port::TurnEnd;
-use sharedos_kernel::signal::AbortReason;
 use sharedos_model::audit::Source;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{Escalation, ExecutionResult, ExecutionStatus, RuntimeTurnOutcome};
 use sharedos_model::tool::ProtocolError;
 use sharedos_model::validate::{drop_proto_keys, Validate};
+use sharedos_port::audit::AuditUnavailable;
+use sharedos_port::error::KernelError;
+use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_port::signal::AbortReason;
+use sharedos_port::turn_kernel::TurnEnd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// How a turn body ended, before it is dressed as an `ExecutionResult`.

@@ -4,9 +4,10 @@
 //! non-idempotent write. The turn is safe to retry while no counted call
 //! could have had an effect and none is still with the kernel.
 
-use sharedos_kernel::error::{AuditEffect, AuditUnavailable, KernelError};
 use sharedos_model::tool::{ToolResult, ToolStatus};
 use sharedos_model::validate::Validate;
+use sharedos_port::audit::{AuditEffect, AuditUnavailable};
+use sharedos_port::error::KernelError;
 use std::cell::{Cell, RefCell};
 
 /// Per-turn ledger of possible effects plus the first outage seen.

@@ -5,7 +5,7 @@
 //! use futures::future::LocalBoxFuture;
 //! use sharedos_envelope::host::RuntimeHost;
 //! use sharedos_envelope::runtime::{complete, RuntimeFailure, RuntimePlugin};
-//! use sharedos_kernel::signal::AbortSignal;
+//! use sharedos_port::signal::AbortSignal;
 //! use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 //! use std::rc::Rc;
 //!
@@ -25,10 +25,10 @@
 use crate::error::HostError;
 use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
-use sharedos_kernel::error::AuditUnavailable;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnOutcome, RuntimeTurnRequest};
 use sharedos_model::tool::ProtocolError;
+use sharedos_port::audit::AuditUnavailable;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 use crate::host::RuntimeHost;

@@ -8,10 +8,10 @@ use crate::options::Clock;
 use crate::retry::RetryLedger;
 use crate::tasks::TaskSet;
 use serde_json::Value;
-use sharedos_kernel::port::TurnKernel;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::RuntimeLimits;
 use sharedos_model::tool::ToolDefinition;
+use sharedos_port::turn_kernel::TurnKernel;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -19,7 +19,6 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 /// The tool that makes an `escalate` outcome acceptable.
-pub use sharedos_kernel::escalation::ESCALATE as ESCALATION_TOOL;
 
 /// The turn's effective catalogue, fixed once at opening: each offered
 /// tool's name and whether a repeat of its call can add an effect. The

@@ -1,15 +1,15 @@
 //! `admitTurn` (execution admission) and the bare `authorize` decision.
 
 use crate::decision::{unavailable_decision, Ask};
-use crate::error::KernelError;
 use crate::kernel::Kernel;
 use crate::lease::check_abort;
-use crate::signal::AbortSignal;
 use sharedos_authz::authority::AuthorityResolution;
 use sharedos_authz::authorizer::Matcher;
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Decision, Requirement, ResourceRef};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
 
 /// The resource namespace of execution capabilities.
 pub const EXECUTION_NAMESPACE: &str = "sharedos.execution";

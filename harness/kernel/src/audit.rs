@@ -5,12 +5,13 @@
 //! records (outcomes, turn ends, refusals, escalations) never change what
 //! the caller gets; a dropped record goes to the host's hook.
 
-use crate::error::{AuditEffect, AuditUnavailable, KernelError};
 use crate::kernel::Core;
 use crate::ports::AuditWriteError;
 use sharedos_model::access::AccessContext;
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
 use sharedos_model::capability::{Requirement, ResourceRef};
+use sharedos_port::audit::{AuditEffect, AuditUnavailable};
+use sharedos_port::error::KernelError;
 use std::time::Duration;
 
 impl Core {

@@ -2,7 +2,6 @@
 //! (pre-effect: a failing write refuses the operation).
 
 use crate::audit::with_requirement;
-use crate::error::KernelError;
 use crate::kernel::Core;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::ResolvedAuthority;
@@ -11,6 +10,7 @@ use sharedos_model::access::AccessContext;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::capability::{Decision, Requirement};
 use sharedos_model::codes::ReasonCode;
+use sharedos_port::error::KernelError;
 
 /// One decision to make and record.
 pub(crate) struct Ask<'a> {

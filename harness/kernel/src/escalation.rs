@@ -4,11 +4,9 @@
 //! like any tool but never executed: a driver recognises its name and ends
 //! the turn; forwarding the call fails `escalation_not_terminated`.
 
-use crate::error::KernelError;
 use crate::kernel::Kernel;
 use crate::lease::check_abort;
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_authz::required::request_id;
@@ -18,11 +16,11 @@ use sharedos_model::capability::{CapabilityRequest, Requirement, ResourceRef};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::Escalation;
 use sharedos_model::tool::{ProtocolError, ReadWrite, SharedObject, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_port::error::KernelError;
+use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
-
-/// The affordance's name.
-pub const ESCALATE: &str = "sharedos.escalate";
 
 /// Longest escalation reason.
 pub const MAX_REASON_CHARS: usize = 512;
@@ -53,7 +51,7 @@ pub fn escalation_tool() -> Rc<dyn ToolHandler> {
 /// The one definition every handler of a run shares.
 static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| {
     Arc::new(ToolDefinition {
-        name: ESCALATE.to_string(),
+        name: ESCALATION_TOOL.to_string(),
         description: "Stop and ask a human to review; ends the turn as escalated".to_string(),
         namespace: "sharedos".to_string(),
         source: "sharedos".to_string(),

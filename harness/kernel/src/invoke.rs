@@ -5,12 +5,10 @@
 
 use crate::audit::with_requirement;
 use crate::decision::Ask;
-use crate::error::{AuditEffect, AuditUnavailable, KernelError};
 use crate::kernel::{Core, Kernel};
 use crate::lease::check_abort;
 use crate::message_tool::MessageRequestTool;
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
-use crate::signal::AbortSignal;
 use serde_json::{Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, ResolvedAuthority};
 use sharedos_authz::authorizer::Matcher;
@@ -20,6 +18,9 @@ use sharedos_model::capability::Requirement;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::tool::{ToolCall, ToolResult, ToolStatus};
 use sharedos_model::validate::Validate;
+use sharedos_port::audit::{AuditEffect, AuditUnavailable};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 /// What the call's `tool.invoked` record will say, filled in as the call

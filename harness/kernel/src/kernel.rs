@@ -3,7 +3,6 @@
 //! A grant source and an audit sink are mandatory: authority enters only
 //! through the grant source (K2), and every decision is written somewhere.
 
-use crate::error::KernelError;
 use crate::lease::LeaseTable;
 use crate::memos::HashMemos;
 use crate::message_tool::MessageRequestTool;
@@ -14,6 +13,7 @@ use crate::ports::{
 };
 use sharedos_authz::authorizer::Authorizer;
 use sharedos_authz::ports::{DelegationResolver, GrantVerifier, HostCeiling, UsageStore};
+use sharedos_port::error::KernelError;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;

@@ -5,17 +5,17 @@
 //! An unavailable resolution is held too, so a turn never changes its mind
 //! (K7). Operations without a lease load their own authority (K8).
 
-use crate::error::KernelError;
 use crate::kernel::{Core, Kernel};
-use crate::port::TurnScope;
 use crate::registry::Registry;
-use crate::signal::AbortSignal;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::{resolve_authority, resolve_typed_authority, AuthorityResolution, PolicyState};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::codes::ReasonCode;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::TurnScope;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -4,7 +4,6 @@
 pub mod admission;
 pub mod audit;
 pub mod decision;
-pub mod error;
 pub mod escalation;
 pub mod invoke;
 pub mod kernel;
@@ -13,9 +12,7 @@ pub mod listing;
 pub mod memos;
 pub mod message_tool;
 pub mod messaging;
-pub mod port;
 pub mod ports;
 pub mod registry;
-pub mod signal;
 pub mod turn_kernel;
 pub mod world;

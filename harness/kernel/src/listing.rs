@@ -3,10 +3,8 @@
 //! turn's authority reaches; never authority itself).
 
 use crate::decision::Ask;
-use crate::error::KernelError;
 use crate::kernel::Kernel;
 use crate::lease::check_abort;
-use crate::signal::AbortSignal;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, PolicyState, ResolvedAuthority};
@@ -17,6 +15,8 @@ use sharedos_model::canonical::tagged_hash;
 use sharedos_model::capability::{Capability, Requirement};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::tool::{same_definitions, ToolAnnotations, ToolDefinition};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
 use std::borrow::Borrow;
 use std::sync::Arc;
 

@@ -3,11 +3,9 @@
 //! from the trusted context. The generic tool path consumes the recipient's
 //! send requirement once; delivery is never re-authorized.
 
-use crate::error::KernelError;
 use crate::kernel::{Core, PreparedRequest};
 use crate::messaging::{SendRecord, MESSAGING_NAMESPACE};
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -20,6 +18,8 @@ use sharedos_model::tool::{
     ProtocolError, ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolOutcome, ToolResult,
 };
 use sharedos_model::validate::Validate;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 

@@ -7,11 +7,9 @@
 
 use crate::audit::with_requirement;
 use crate::decision::Ask;
-use crate::error::KernelError;
 use crate::kernel::{Core, Kernel};
 use crate::lease::check_abort;
 use crate::ports::{ProviderError, ProviderErrorOrigin};
-use crate::signal::AbortSignal;
 use serde::Deserialize;
 use serde_json::Value;
 use sharedos_authz::authority::AuthorityResolution;
@@ -23,6 +21,8 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use sharedos_model::tool::ProtocolError;
 use sharedos_model::validate::{self, Validate};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
 
 /// The resource namespace of send capabilities.
 pub const MESSAGING_NAMESPACE: &str = "sharedos.messaging";

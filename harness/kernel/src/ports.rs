@@ -4,8 +4,6 @@
 //! The runtime is single-threaded (one current-thread runtime per cell), so
 //! async methods return [`LocalBoxFuture`] and shared handles are `Rc`.
 
-use crate::error::AuditUnavailable;
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 use sharedos_model::access::AccessContext;
@@ -14,6 +12,8 @@ use sharedos_model::capability::Grant;
 use sharedos_model::capability::Requirement;
 use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
+use sharedos_port::audit::AuditUnavailable;
+use sharedos_port::signal::AbortSignal;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;

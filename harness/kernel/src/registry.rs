@@ -7,8 +7,8 @@
 use crate::kernel::Kernel;
 use crate::lease::TurnState;
 use crate::ports::{ProviderError, ProviderErrorOrigin, ToolHandler};
-use crate::signal::AbortSignal;
 use sharedos_model::access::AccessContext;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 /// Handlers in catalogue order, looked up by name. A registry holds a

@@ -1,11 +1,8 @@
 //! The envelope's port onto the reference kernel, and the two envelope
 //! recorders (`turn.ended`, envelope refusals), both post-effect.
 
-use crate::error::KernelError;
 use crate::invoke::catalog_metadata;
 use crate::kernel::Kernel;
-use crate::port::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::address::Address;
@@ -14,6 +11,9 @@ use sharedos_model::capability::Decision;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{Escalation, ExecutionStatus};
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
 use std::rc::Rc;
 use std::sync::Arc;
 

@@ -13,10 +13,10 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_envelope::error::HostError;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
-use sharedos_kernel::error::KernelError;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::execution::{RuntimeEvent, RuntimeTurnRequest};
 use sharedos_model::tool::{ToolCall, ToolResult, ToolStatus};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::rc::Rc;
 
 /// The state of one turn's run through its steps.

@@ -8,9 +8,7 @@ use crate::case::TurnExpectation;
 use crate::script::Expectation;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
-
-/// The tool a runtime names (or announces) when it asks for a human.
-pub use sharedos_kernel::escalation::ESCALATE as ESCALATION_TOOL;
+use sharedos_port::escalation::ESCALATION_TOOL;
 
 /// The reason a cell got a status other than `pass`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use super::attempt::{AttemptGrade, AttemptOutcome};
 use super::facts::TurnFacts;
-use super::finding::{Finding, ESCALATION_TOOL};
+use super::finding::Finding;
 use super::turn_values::{grade_values, TurnValue};
 use super::CellStatus;
 use crate::case::TurnExpectation;
@@ -12,6 +12,7 @@ use crate::record::Completeness;
 use crate::script::{AttackScript, MoveKind, TerminalKind};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::{EndedBy, ExecutionRecord};
+use sharedos_port::escalation::ESCALATION_TOOL;
 
 /// How the turn ended, against what its row requires.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,8 +16,8 @@ use sharedos_envelope::executor::Executor;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::rc::Rc;
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use super::launch::Launch;
 use super::pump::{Event, Pump, PumpStatus};
 use crate::frame::HarnessFrame;
 use crate::transport::TransportError;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::{Cell, RefCell};
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;

@@ -10,9 +10,9 @@ use sharedos_drivers::child_process::{
 };
 use sharedos_drivers::frame::HarnessTurnRequest;
 use sharedos_drivers::transport::{HarnessTransport, TransportError};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::{Reach, RuntimeVisibleContext};
 use sharedos_model::address::Address;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::ffi::OsString;
 
 fn request() -> HarnessTurnRequest {

@@ -10,8 +10,8 @@ use sharedos_drivers::standard_loop::{
 };
 use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::RuntimePlugin;
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::rc::Rc;
 use std::time::Duration;
 use support::script::{call, complete, escalate, script_manifest, Close, Reply, ScriptDriver};

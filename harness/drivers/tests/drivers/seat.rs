@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use sharedos_drivers::decision::AgentTurnDecision;
 use sharedos_drivers::seat::{
     default_prompt, describe_reach, escalation_request, prompt_hash, seat_text, Instructions, SeatCalls,
-    SeatTextOptions, DEFAULT_ESCALATION_REASON, ESCALATE_TOOL, PROMPT_HASH_TAG,
+    SeatTextOptions, DEFAULT_ESCALATION_REASON, PROMPT_HASH_TAG,
 };
 use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::world::constants::{agent, owner, NOW, PURPOSE, TRACE_ID};
@@ -16,6 +16,7 @@ use sharedos_model::access::{Reach, RuntimeVisibleContext};
 use sharedos_model::canonical::{is_content_hash, tagged_hash};
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
+use sharedos_port::escalation::ESCALATION_TOOL;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -137,16 +138,16 @@ fn d12_an_instructions_function_replaces_the_composition_and_may_give_none() {
 fn d13_the_affordance_is_recognised_only_when_the_catalogue_offers_it() {
     let offered = SeatCalls::new(Rc::new(request(json!("p"), true)), None);
     assert!(offered.escalation_offered());
-    assert_eq!(offered.escalation(ESCALATE_TOOL, Some(&args(json!({"reason": "why"})))), Some("why".into()));
+    assert_eq!(offered.escalation(ESCALATION_TOOL, Some(&args(json!({"reason": "why"})))), Some("why".into()));
     assert_eq!(offered.escalation("files.read", Some(&args(json!({"reason": "why"})))), None);
     let withheld = SeatCalls::new(Rc::new(request(json!("p"), false)), None);
     assert!(!withheld.escalation_offered());
-    assert_eq!(withheld.escalation(ESCALATE_TOOL, Some(&args(json!({"reason": "why"})))), None);
+    assert_eq!(withheld.escalation(ESCALATION_TOOL, Some(&args(json!({"reason": "why"})))), None);
 }
 
 #[test]
 fn d14_the_reason_is_trimmed_and_cut_to_512_utf16_units() {
-    let reason = |value: Value| escalation_request(ESCALATE_TOOL, value.as_object());
+    let reason = |value: Value| escalation_request(ESCALATION_TOOL, value.as_object());
     assert_eq!(reason(json!({"reason": "  spaced out \n"})), Some("spaced out".into()));
     assert_eq!(reason(json!({"reason": "r".repeat(600)})), Some("r".repeat(512)));
     // 511 units, then a two-unit character that does not fit: its high half is not left dangling.
@@ -162,9 +163,9 @@ fn d14_a_missing_blank_or_unreadable_reason_gives_the_default_sentence() {
     let default = Some(DEFAULT_ESCALATION_REASON.to_string());
     assert_eq!(DEFAULT_ESCALATION_REASON, "the turn asked for a human decision without saying what needs deciding");
     for value in [json!({}), json!({"reason": "   "}), json!({"reason": 42}), json!({"reason": null})] {
-        assert_eq!(escalation_request(ESCALATE_TOOL, value.as_object()), default, "{value}");
+        assert_eq!(escalation_request(ESCALATION_TOOL, value.as_object()), default, "{value}");
     }
-    assert_eq!(escalation_request(ESCALATE_TOOL, None), default, "arguments that are not an object");
+    assert_eq!(escalation_request(ESCALATION_TOOL, None), default, "arguments that are not an object");
 }
 
 #[test]
@@ -179,7 +180,7 @@ fn d15_declare_step_is_consulted_with_the_release_index() {
     let mut steps = Vec::new();
     for id in ["a", "b", "c"] {
         // An escalation is recognised, never released, so it takes no index.
-        assert!(calls.escalation(ESCALATE_TOOL, None).is_some());
+        assert!(calls.escalation(ESCALATION_TOOL, None).is_some());
         let call = calls.tool_call(id, "files.read", Map::new());
         match calls.release(call) {
             AgentTurnDecision::ToolCall { step, .. } => steps.push(step),

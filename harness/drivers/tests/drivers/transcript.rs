@@ -5,9 +5,9 @@ use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::{HarnessFrame, HarnessTurnRequest};
 use sharedos_drivers::transcript::{TimedFrame, TranscriptError, TranscriptTransport};
 use sharedos_drivers::transport::{HarnessChannel, HarnessTransport, TransportError};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::{Reach, RuntimeVisibleContext};
 use sharedos_model::address::Address;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::time::Duration;
 use tokio::time::Instant;
 

@@ -6,12 +6,12 @@ use serde_json::{json, Value};
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::{complete, escalate, fail, RuntimeFailure};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::future::pending;
 use support::*;
 

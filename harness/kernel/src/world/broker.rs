@@ -9,12 +9,12 @@ use super::constants::{segments, HANDBOOK_ONBOARDING, MOVED_ACTION, NOTION, PAYR
 use super::file_tools::owned_requirement;
 use super::results;
 use crate::ports::{ContextToolProvider, HandlerError, ParsedCall, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_port::signal::AbortSignal;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;

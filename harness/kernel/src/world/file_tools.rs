@@ -7,12 +7,12 @@ use super::constants::FILES;
 use super::file_store::{FileAction, FileStore};
 use super::results;
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 

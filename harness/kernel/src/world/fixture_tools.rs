@@ -8,7 +8,6 @@ use super::constants::{segments, EXECUTION, FILES, FILES_ADMIN, PURGE_ACTION, VA
 use super::file_store::FileStore;
 use super::file_tools::{owned_requirement, parsed_path, run_on_store};
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -16,6 +15,7 @@ use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 

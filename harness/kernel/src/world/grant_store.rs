@@ -6,12 +6,12 @@
 //! world's grant set and copy a grant only when an edit names it.
 
 use crate::ports::GrantSource;
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_authz::memory::InMemoryResolver;
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::Grant;
+use sharedos_port::signal::AbortSignal;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 

@@ -9,13 +9,13 @@ use super::file_tools::owned_requirement;
 use super::ledger::{Ledger, LedgerError, Movement};
 use super::results;
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{is_segment, Requirement, ResourceRef};
 use sharedos_model::instant::Instant;
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 

@@ -5,12 +5,12 @@
 //! well-formed reply or one of the malformed shapes a condition asks for.
 
 use crate::ports::{MessageRequestRouter, MessageTransport};
-use crate::signal::AbortSignal;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use sharedos_model::access::AccessContext;
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::ProtocolError;
+use sharedos_port::signal::AbortSignal;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 

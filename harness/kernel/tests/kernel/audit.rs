@@ -1,16 +1,16 @@
 //! The two audit paths and what records carry (K67–K72, K74).
 
-
 use crate::support;
 
 use serde_json::json;
-use sharedos_kernel::error::{AuditEffect, KernelError};
-use sharedos_kernel::port::{RefusedCall, TurnEnd, TurnKernel};
 use sharedos_kernel::ports::AuditWriteError;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
+use sharedos_port::audit::AuditEffect;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::{RefusedCall, TurnEnd, TurnKernel};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;

@@ -1,16 +1,15 @@
 //! Escalation and execution admission (K78, K84).
 
-
 use crate::support;
 
 use serde_json::json;
 use sharedos_authz::required::describe_required_authority;
-use sharedos_kernel::port::TurnKernel;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::ToolStatus;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::TurnKernel;
 use support::*;
 
 fn escalation_grant() -> sharedos_model::capability::Grant {

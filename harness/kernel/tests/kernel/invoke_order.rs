@@ -1,14 +1,14 @@
 //! `invokeTool` in the order of 30-kernel §2 (K5, K34–K45).
 
-
 use crate::support;
 
 use serde_json::json;
-use sharedos_kernel::error::{AuditEffect, KernelError};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::ToolStatus;
+use sharedos_port::audit::AuditEffect;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;

@@ -1,15 +1,14 @@
 //! Turn leases and the per-turn registry (K2, K4, K6–K9, K28, K30–K32).
 
-
 use crate::support;
 
 use serde_json::json;
-use sharedos_kernel::error::KernelError;
-use sharedos_kernel::port::TurnKernel;
 use sharedos_kernel::ports::ToolHandler;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::tool::ToolStatus;
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::TurnKernel;
 use std::rc::Rc;
 use support::*;
 

@@ -1,15 +1,14 @@
 //! The catalogue, its record, and reach (K1, K25, K29, K33, K73, K85).
 
-
 use crate::support;
 
 use serde_json::json;
 use sharedos_kernel::listing::catalog_hash;
-use sharedos_kernel::port::TurnKernel;
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::tool::ToolDefinition;
+use sharedos_port::signal::AbortSignal;
+use sharedos_port::turn_kernel::TurnKernel;
 use std::sync::Arc;
 use support::*;
 
@@ -103,7 +102,7 @@ async fn k73_tool_outcomes_carry_the_turns_published_catalogue_hash() {
     let scope = kernel.open_turn_authority(&ctx(), &signal).await.unwrap();
     let listed = kernel.list_tools(&ctx(), &signal).await.unwrap();
     kernel.invoke_tool(&ctx(), &call("c1", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
-    let refused = sharedos_kernel::port::RefusedCall {
+    let refused = sharedos_port::turn_kernel::RefusedCall {
         call_id: "c2".into(),
         tool: "x".into(),
         reason_code: "tool_unavailable".into(),

@@ -1,21 +1,20 @@
 //! Messaging: `sendMessage`, delivery and `messages.request` (M1–M28 but
 //! M13, which is the executor's; K75–K77).
 
-
 use crate::support;
 
 use serde_json::{json, Value};
 use sharedos_authz::memory::InMemoryUsage;
-use sharedos_kernel::error::KernelError;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{MessageCapabilityResolver, ParsedCall};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::capability::{Grant, Requirement};
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use sharedos_model::tool::{ToolOutcome, ToolResult, ToolStatus};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;

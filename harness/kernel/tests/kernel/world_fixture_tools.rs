@@ -4,7 +4,6 @@
 use futures::executor::block_on;
 use serde_json::{json, Map, Value};
 use sharedos_kernel::ports::{ParsedCall, ToolHandler};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::constants::{
     context, owner, segments, NOW, POLICY_FILE, TRACE_ID, VAULT_SECRETS, WORKSPACE,
 };
@@ -13,6 +12,7 @@ use sharedos_kernel::world::fixture_tools::{admin_grant_issue_definition, fixtur
 use sharedos_model::address::Address;
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolResult, ToolStatus};
 use sharedos_model::validate::Validate;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 fn map(value: Value) -> Map<String, Value> {

@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 use sharedos_authz::ports::DelegationResolver;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{GrantSource, ParsedCall};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::constants::{agent, context, owner, NAMESPACE_ID, NOW, PURPOSE, TRACE_ID};
 use sharedos_kernel::world::fixtures::{WorldFixtures, WorldOptions};
 use sharedos_kernel::world::grants::GRANT_MESSAGE;
@@ -20,6 +19,7 @@ use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Grant, Scope};
 use sharedos_model::message::MessageDeliveryResult;
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 fn bob() -> Address {

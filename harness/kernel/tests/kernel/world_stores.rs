@@ -7,7 +7,6 @@ use sharedos_authz::memory::InMemoryResolver;
 use sharedos_authz::memory::{FailingUsage, InMemoryUsage};
 use sharedos_authz::ports::{CeilingVerdict, DelegationResolver, HostCeiling, UsageStore};
 use sharedos_kernel::ports::{AuditSink, GrantSource};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_kernel::world::audit_log::{AuditFailure, AuditFault, AuditTrigger, RecordingAudit};
 use sharedos_kernel::world::ceiling::FrozenCeiling;
 use sharedos_kernel::world::clock::WorldClock;
@@ -17,6 +16,7 @@ use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_READ, ROOT_F
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
 use sharedos_model::capability::{Decision, Grant, Requirement, ResourceRef};
+use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
 fn source() -> WorldGrantSource {

@@ -15,9 +15,9 @@ use sharedos_drivers::child_process::{
 };
 use sharedos_drivers::frame::{HarnessFrame, HarnessTurnRequest};
 use sharedos_drivers::transport::{HarnessChannel, HarnessTransport, TransportError};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::{Reach, RuntimeVisibleContext};
 use sharedos_model::address::Address;
+use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::future::Future;
 use std::io::Write;
 use std::time::Duration;

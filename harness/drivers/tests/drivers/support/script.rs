@@ -4,9 +4,9 @@
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::decision::{AgentTurnDriver, AgentTurnInput, AgentTurnSession, DriverError, SessionOutcome};
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
+use sharedos_port::signal::AbortSignal;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;

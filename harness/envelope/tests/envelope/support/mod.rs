@@ -9,9 +9,6 @@ use sharedos_envelope::executor::Executor;
 use sharedos_envelope::host::RuntimeHost;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, VirtualClock, DEFAULT_EPOCH};
 use sharedos_envelope::runtime::{RuntimeFailure, RuntimePlugin};
-use sharedos_kernel::error::{AuditEffect, AuditUnavailable, KernelError};
-use sharedos_kernel::port::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
-use sharedos_kernel::signal::{AbortReason, AbortSignal};
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Decision, Requirement, ResourceRef};
@@ -22,6 +19,10 @@ use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{
     ProtocolError, ReadWrite, ToolAnnotations, ToolCall, ToolDefinition, ToolOutcome, ToolResult,
 };
+use sharedos_port::audit::{AuditEffect, AuditUnavailable};
+use sharedos_port::error::KernelError;
+use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_port::turn_kernel::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;

@@ -3,19 +3,19 @@
 
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::error::{AuditEffect, AuditUnavailable};
 use sharedos_kernel::kernel::{Kernel, KernelBuilder};
 use sharedos_kernel::ports::{
     AuditSink, ContextToolProvider, GrantSource, HandlerError, MessageRequestRouter, MessageTransport, ParsedCall,
     ToolHandler,
 };
-use sharedos_kernel::signal::AbortSignal;
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditEvent, AuditType};
 use sharedos_model::capability::{Capability, Constraints, Grant, Requirement, ResourceRef, Scope};
 use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_port::audit::{AuditEffect, AuditUnavailable};
+use sharedos_port::signal::AbortSignal;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -351,7 +351,7 @@ impl MessageTransport for Transport {
             Receipt::Malformed => Ok(json!({"status": "accepted", "messageId": envelope.id})),
             Receipt::Throw => Err(SECRET.to_string()),
             Receipt::AbortThenThrow => {
-                signal.abort(sharedos_kernel::signal::AbortReason::HostCancelled);
+                signal.abort(sharedos_port::signal::AbortReason::HostCancelled);
                 Err(SECRET.to_string())
             }
         };

@@ -4,7 +4,7 @@
 //! Everything runs on one current-thread runtime per cell, so the shared
 //! state is `Rc`-based.
 
-use crate::error::AuditUnavailable;
+use crate::audit::AuditUnavailable;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tokio_util::sync::CancellationToken;
