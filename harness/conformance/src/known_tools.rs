@@ -8,13 +8,13 @@
 //! off the world's fixtures, so a new fixture cannot be forgotten here.
 
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;
-use sharedos_kernel::world::broker::NOTION_SEARCH;
-use sharedos_kernel::world::file_store::FileAction;
-use sharedos_kernel::world::file_tools::tool_name;
-use sharedos_kernel::world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
-use sharedos_kernel::world::grants::{grant_set, GrantOptions};
-use sharedos_kernel::world::ledger_tools::LedgerTool;
 use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_world::broker::NOTION_SEARCH;
+use sharedos_world::file_store::FileAction;
+use sharedos_world::file_tools::tool_name;
+use sharedos_world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
+use sharedos_world::grants::{grant_set, GrantOptions};
+use sharedos_world::ledger_tools::LedgerTool;
 
 /// Every tool name the conformance world registers, offers in its turn
 /// request, or deliberately leaves unregistered, in registration order: the

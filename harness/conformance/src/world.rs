@@ -7,15 +7,15 @@ use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::memos::HashMemos;
 use sharedos_kernel::ports::ToolHandler;
-use sharedos_kernel::world::broker::notion_search_definition;
-use sharedos_kernel::world::constants::SEARCH_ACTION;
-use sharedos_kernel::world::fixture_tools::admin_grant_issue_definition;
-use sharedos_kernel::world::fixtures::{self, BrokerOption, WorldFixtures};
-use sharedos_kernel::world::grants::{grant_set, GrantOptions, GrantSet};
-use sharedos_kernel::world::ledger::Ledger;
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::error::KernelError;
+use sharedos_world::broker::notion_search_definition;
+use sharedos_world::constants::SEARCH_ACTION;
+use sharedos_world::fixture_tools::admin_grant_issue_definition;
+use sharedos_world::fixtures::{self, BrokerOption, WorldFixtures};
+use sharedos_world::grants::{grant_set, GrantOptions, GrantSet};
+use sharedos_world::ledger::Ledger;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -191,7 +191,7 @@ fn build_kernel(
         builder = builder.message_router(fixtures.router.clone());
     }
     if arming.is_some() {
-        builder = builder.message_ids(sharedos_kernel::world::messaging::counted_message_ids());
+        builder = builder.message_ids(sharedos_world::messaging::counted_message_ids());
     }
     for handler in registered {
         builder = builder.tool(Rc::clone(handler));
@@ -210,7 +210,7 @@ impl World {
     /// world's, plus the ledger's when it is attached.
     #[must_use]
     pub fn enabled_tool_namespaces(&self) -> Vec<String> {
-        let mut namespaces = sharedos_kernel::world::constants::enabled_tool_namespaces();
+        let mut namespaces = sharedos_world::constants::enabled_tool_namespaces();
         if self.ledger.is_some() {
             namespaces.push(crate::world_options::ledger::LEDGER_TOOL_NAMESPACE.to_string());
         }
@@ -227,7 +227,7 @@ pub const FIXTURE_VERSION: &str = "sharedos-conformance/fixtures/v1";
 mod tests {
     use super::{World, WorldMemos};
     use crate::world_options::WorldOptions;
-    use sharedos_kernel::world::grants::GRANT_READ;
+    use sharedos_world::grants::GRANT_READ;
     use std::sync::Arc;
 
     #[test]

@@ -31,7 +31,7 @@ struct EscalationTool {
 }
 
 /// The escalation tool's input schema, built once (see
-/// [`crate::world::arguments::shared_schema`]).
+/// `shared_schema` in the world crate).
 static REASON_SCHEMA: LazyLock<SharedObject> = LazyLock::new(|| {
     let schema = json!({
         "type": "object",

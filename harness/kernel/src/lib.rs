@@ -15,4 +15,3 @@ pub mod messaging;
 pub mod ports;
 pub mod registry;
 pub mod turn_kernel;
-pub mod world;

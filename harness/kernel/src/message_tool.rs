@@ -231,7 +231,7 @@ pub fn messages_request_definition() -> ToolDefinition {
 static DEFINITION: LazyLock<Arc<ToolDefinition>> = LazyLock::new(|| Arc::new(definition()));
 
 /// The request tool's input and output schemas, built once (see
-/// [`crate::world::arguments::shared_schema`]).
+/// `shared_schema` in the world crate).
 static SCHEMAS: LazyLock<(SharedObject, SharedObject)> = LazyLock::new(|| {
     let id = json!({"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^\\S(.*\\S)?$"});
     let variant = |kind: &str, field: &str| {

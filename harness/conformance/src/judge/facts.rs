@@ -6,9 +6,9 @@
 //! yet the drain, retryable and annotate rules are stated on exactly them.
 
 use serde_json::{Map, Value};
-use sharedos_kernel::world::ledger::Ledger;
 use sharedos_model::execution::ExecutionResult;
 use sharedos_model::instant::Instant;
+use sharedos_world::ledger::Ledger;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

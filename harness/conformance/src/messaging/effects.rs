@@ -10,8 +10,8 @@ use super::options::EffectsExpectation;
 use crate::run::turns::ExecutedTurn;
 use crate::world::World;
 use serde_json::{json, Value};
-use sharedos_kernel::world::transport::Dispatch;
 use sharedos_model::execution::ExecutionRequest;
+use sharedos_world::transport::Dispatch;
 use std::collections::BTreeSet;
 
 /// The prefix of a host send's envelope id (turn requests never mint it).

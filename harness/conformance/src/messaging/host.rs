@@ -9,13 +9,13 @@ use crate::script::Role;
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use sharedos_kernel::world::constants::{agent, turn_trace_id, PURPOSE};
-use sharedos_kernel::world::messaging::acting_context;
 use sharedos_model::audit::Source;
 use sharedos_model::message::{MessageDeliveryResult, PROTOCOL_VERSION};
 use sharedos_model::tool::ToolStatus;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{agent, turn_trace_id, PURPOSE};
+use sharedos_world::messaging::acting_context;
 
 /// The code a host send is graded with when the kernel threw instead of
 /// answering (SharedOS has no code for it: the call simply throws).

@@ -12,11 +12,11 @@ use crate::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;
-use sharedos_kernel::world::constants::{agent, turn_trace_id};
-use sharedos_kernel::world::messaging::acting_context;
 use sharedos_model::audit::Source;
 use sharedos_model::tool::{ToolCall, ToolOutcome, ToolStatus};
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{agent, turn_trace_id};
+use sharedos_world::messaging::acting_context;
 
 /// The call-id prefix of a host request.
 pub const HOST_REQUEST_PREFIX: &str = "host-request-";

@@ -7,9 +7,9 @@
 
 use super::options::{InboundActor, InboundTurn, MessagingOptions};
 use serde_json::json;
-use sharedos_kernel::world::constants::{agent, PURPOSE};
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::ExecutionRequest;
+use sharedos_world::constants::{agent, PURPOSE};
 
 /// `request` rebuilt as the inbound turn `options` asks for, or unchanged
 /// when the world runs the acting agent's own turn.

@@ -10,13 +10,11 @@
 use crate::loader::{LoadError, Site};
 use crate::script::Role;
 use serde::{Deserialize, Serialize};
-use sharedos_kernel::world::constants;
-use sharedos_kernel::world::messaging::{
-    MessagingArming, Recipient, SendGrant, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE,
-};
-use sharedos_kernel::world::transport::{ReplyShape, TransportMode};
 use sharedos_model::address::Address;
 use sharedos_model::tool::ToolStatus;
+use sharedos_world::constants;
+use sharedos_world::messaging::{MessagingArming, Recipient, SendGrant, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE};
+use sharedos_world::transport::{ReplyShape, TransportMode};
 use std::collections::BTreeMap;
 
 /// Most recipients one world declares.

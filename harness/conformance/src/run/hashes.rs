@@ -7,11 +7,11 @@ use crate::script::AttackScript;
 use crate::world::{World, FIXTURE_VERSION};
 use crate::world_options::WorldOptions;
 use serde::Serialize;
-use sharedos_kernel::world::constants::NAMESPACE_ID;
 use sharedos_model::canonical::{canonical_bytes, tagged_hash, tagged_hash_of_bytes, CanonicalError};
 use sharedos_model::capability::Grant;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_model::tool::ToolDefinition;
+use sharedos_world::constants::NAMESPACE_ID;
 
 /// The question a cell asks: its case, its whole script (prose included, so
 /// a reworded attempt is a different experiment for this hash) and condition.

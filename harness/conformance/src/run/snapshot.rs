@@ -8,9 +8,9 @@ use crate::receipt::{AttemptReceipt, REPORT_METADATA_KEY};
 use crate::world::World;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sharedos_kernel::world::ledger::{Ledger, Movement};
 use sharedos_model::capability::ResourceRef;
 use sharedos_model::record::{Decision, ExecutionRecord, Operation};
+use sharedos_world::ledger::{Ledger, Movement};
 
 // The snapshot is written from these borrowed views; its text sorts every
 // object's keys (see `crate::golden::Snapshot`). Fields are declared in

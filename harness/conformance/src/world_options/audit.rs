@@ -4,8 +4,8 @@
 
 use crate::loader::{LoadError, Site};
 use serde::{Deserialize, Serialize};
-use sharedos_kernel::world::audit_log::RecordingAudit;
 use sharedos_model::audit::AuditType;
+use sharedos_world::audit_log::RecordingAudit;
 
 /// Largest call number a write may be chosen by.
 const MAX_CALL: u32 = 1000;

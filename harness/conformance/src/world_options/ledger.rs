@@ -5,10 +5,10 @@
 use crate::loader::{LoadError, Site};
 use serde::{Deserialize, Serialize};
 use sharedos_kernel::ports::ToolHandler;
-use sharedos_kernel::world::constants::LEDGER;
-use sharedos_kernel::world::ledger::Ledger;
-use sharedos_kernel::world::ledger_tools::{ledger_tools, LedgerTimings};
 use sharedos_model::execution::MAX_EXECUTION_TIMEOUT_MS;
+use sharedos_world::constants::LEDGER;
+use sharedos_world::ledger::Ledger;
+use sharedos_world::ledger_tools::{ledger_tools, LedgerTimings};
 use std::rc::Rc;
 
 /// Attach the ledger, optionally with its own handler timings (virtual ms).

@@ -15,11 +15,11 @@ use sharedos_drivers::model_wire::{
 use sharedos_drivers::seat::{prompt_hash, DEFAULT_ESCALATION_REASON};
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::tool_names::{ToolNameCodec, ToolNameError};
-use sharedos_kernel::world::file_store::FileAction;
-use sharedos_kernel::world::file_tools::definition;
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus};
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::file_store::FileAction;
+use sharedos_world::file_tools::definition;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;

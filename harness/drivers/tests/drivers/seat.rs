@@ -9,14 +9,14 @@ use sharedos_drivers::seat::{
     SeatTextOptions, DEFAULT_ESCALATION_REASON, PROMPT_HASH_TAG,
 };
 use sharedos_kernel::escalation::escalation_tool;
-use sharedos_kernel::world::constants::{agent, owner, NOW, PURPOSE, TRACE_ID};
-use sharedos_kernel::world::file_store::FileAction;
-use sharedos_kernel::world::file_tools::definition;
 use sharedos_model::access::{Reach, RuntimeVisibleContext};
 use sharedos_model::canonical::{is_content_hash, tagged_hash};
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_world::constants::{agent, owner, NOW, PURPOSE, TRACE_ID};
+use sharedos_world::file_store::FileAction;
+use sharedos_world::file_tools::definition;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -170,7 +170,7 @@ async fn e101_authority_admission_and_catalogue_records_share_one_authority_hash
     // A second load in the turn would see the store without grant-read, and
     // so name another snapshot.
     world.fixtures.grant_source.after_loads(1, |source| {
-        source.revoke("grant-read", sharedos_kernel::world::constants::NOW);
+        source.revoke("grant-read", sharedos_world::constants::NOW);
     });
     let p = plugin(|_r, _h, _s| async move { Ok(complete(Value::Null)) });
     assert_eq!(world.run(p, 1).await.status, ExecutionStatus::Succeeded);

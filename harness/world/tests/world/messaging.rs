@@ -7,19 +7,19 @@ use serde_json::{json, Map, Value};
 use sharedos_authz::ports::DelegationResolver;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{GrantSource, ParsedCall};
-use sharedos_kernel::world::constants::{agent, context, owner, NAMESPACE_ID, NOW, PURPOSE, TRACE_ID};
-use sharedos_kernel::world::fixtures::{WorldFixtures, WorldOptions};
-use sharedos_kernel::world::grants::GRANT_MESSAGE;
-use sharedos_kernel::world::messaging::{
-    acting_context, counted_message_ids, execution_grant_id, execution_root_id, read_grant_id, send_grant_id,
-    send_root_id, MessagingArming, Recipient, SendGrant, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE,
-};
-use sharedos_kernel::world::transport::{ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Grant, Scope};
 use sharedos_model::message::MessageDeliveryResult;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{agent, context, owner, NAMESPACE_ID, NOW, PURPOSE, TRACE_ID};
+use sharedos_world::fixtures::{WorldFixtures, WorldOptions};
+use sharedos_world::grants::GRANT_MESSAGE;
+use sharedos_world::messaging::{
+    acting_context, counted_message_ids, execution_grant_id, execution_root_id, read_grant_id, send_grant_id,
+    send_root_id, MessagingArming, Recipient, SendGrant, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE,
+};
+use sharedos_world::transport::{ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
 use std::rc::Rc;
 
 fn bob() -> Address {

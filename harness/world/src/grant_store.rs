@@ -5,10 +5,10 @@
 //! loaded grant reaches the store; both share unedited grants with the
 //! world's grant set and copy a grant only when an edit names it.
 
-use crate::ports::GrantSource;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_authz::memory::InMemoryResolver;
+use sharedos_kernel::ports::GrantSource;
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::Grant;
 use sharedos_port::signal::AbortSignal;

@@ -2,12 +2,12 @@
 
 use serde_json::{json, Value};
 use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
-use sharedos_kernel::world::constants::{context, owner, NOW, TRACE_ID};
-use sharedos_kernel::world::ledger::{Ledger, Movement, ACCOUNT_A, ACCOUNT_B};
-use sharedos_kernel::world::ledger_tools::{LedgerHandler, LedgerTimings, LedgerTool};
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolStatus};
 use sharedos_model::validate::Validate;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_world::constants::{context, owner, NOW, TRACE_ID};
+use sharedos_world::ledger::{Ledger, Movement, ACCOUNT_A, ACCOUNT_B};
+use sharedos_world::ledger_tools::{LedgerHandler, LedgerTimings, LedgerTool};
 use std::rc::Rc;
 use std::time::Duration;
 

@@ -4,13 +4,13 @@
 use futures::executor::block_on;
 use serde_json::{json, Map, Value};
 use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
-use sharedos_kernel::world::constants::{context, owner, segments, DRAFT_FILE, NOW, POLICY_FILE, TRACE_ID};
-use sharedos_kernel::world::file_store::{FileAction, FileStore};
-use sharedos_kernel::world::file_tools::{definition, file_tools, tool_name, FileTool};
 use sharedos_model::address::Address;
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolOutcome, ToolStatus};
 use sharedos_model::validate::Validate;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_world::constants::{context, owner, segments, DRAFT_FILE, NOW, POLICY_FILE, TRACE_ID};
+use sharedos_world::file_store::{FileAction, FileStore};
+use sharedos_world::file_tools::{definition, file_tools, tool_name, FileTool};
 use std::rc::Rc;
 
 fn map(value: Value) -> Map<String, Value> {

@@ -1,8 +1,8 @@
 //! The recording audit sink: deep copies of every accepted record, an
 //! optional observer (the moving clock), and outages a condition can arm.
 
-use crate::ports::AuditSink;
 use futures::future::LocalBoxFuture;
+use sharedos_kernel::ports::AuditSink;
 use sharedos_model::audit::{AuditEvent, AuditType};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

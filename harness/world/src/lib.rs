@@ -4,6 +4,7 @@
 //!
 //! Fixtures are deliberately undefended: they resolve exactly what they are
 //! told, so a kernel cannot look correct because a fixture enforced a rule.
+#![forbid(unsafe_code)]
 
 pub mod arguments;
 pub mod audit_log;

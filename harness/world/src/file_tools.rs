@@ -6,9 +6,9 @@ use super::arguments::{self as args, object_schema, path_schema, shared, MAX_COU
 use super::constants::FILES;
 use super::file_store::{FileAction, FileStore};
 use super::results;
-use crate::ports::{HandlerError, ParsedCall, ToolHandler};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
+use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};

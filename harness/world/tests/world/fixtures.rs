@@ -3,13 +3,11 @@
 use futures::executor::block_on;
 use sharedos_authz::ports::DelegationResolver;
 use sharedos_kernel::ports::{AuditSink, GrantSource};
-use sharedos_kernel::world::constants::{context, NAMESPACE_ID, NOW, TRACE_ID};
-use sharedos_kernel::world::fixtures::{
-    BrokerOption, ExpiresAfterOperations, RevokedAfterTurn, WorldFixtures, WorldOptions,
-};
-use sharedos_kernel::world::grants::{GrantOptions, GRANT_READ, ROOT_FILES};
 use sharedos_model::capability::Grant;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{context, NAMESPACE_ID, NOW, TRACE_ID};
+use sharedos_world::fixtures::{BrokerOption, ExpiresAfterOperations, RevokedAfterTurn, WorldFixtures, WorldOptions};
+use sharedos_world::grants::{GrantOptions, GRANT_READ, ROOT_FILES};
 
 fn load(world: &WorldFixtures) -> Result<Vec<Grant>, String> {
     let value = block_on(world.grant_source.load(&context(NOW, TRACE_ID), &AbortSignal::new()))?;

@@ -14,9 +14,9 @@ use super::grant_store::{GrantEdit, WorldGrantSource};
 use super::grants::{grant_set, GrantOptions, GrantSet};
 use super::messaging::MessagingArming;
 use super::transport::{RecordingTransport, ReplyRouter};
-use crate::ports::ToolHandler;
 use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
 use sharedos_authz::ports::UsageStore;
+use sharedos_kernel::ports::ToolHandler;
 use sharedos_model::instant::Instant;
 use std::rc::Rc;
 

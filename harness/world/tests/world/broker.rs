@@ -4,13 +4,13 @@
 use futures::executor::block_on;
 use serde_json::{json, Value};
 use sharedos_kernel::ports::{ContextToolProvider, ParsedCall, ToolHandler};
-use sharedos_kernel::world::broker::{NotionBroker, BROKER_ID, NOTION_SEARCH};
-use sharedos_kernel::world::constants::{
-    context, owner, segments, turn_trace_id, HANDBOOK_ONBOARDING, NOW, PAYROLL_SALARIES, TRACE_ID,
-};
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolStatus};
 use sharedos_model::validate::Validate;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::broker::{NotionBroker, BROKER_ID, NOTION_SEARCH};
+use sharedos_world::constants::{
+    context, owner, segments, turn_trace_id, HANDBOOK_ONBOARDING, NOW, PAYROLL_SALARIES, TRACE_ID,
+};
 use std::rc::Rc;
 
 fn list(broker: &NotionBroker, trace: &str) -> Rc<dyn ToolHandler> {

@@ -2,10 +2,8 @@
 //! documented failures and the operation log.
 
 use serde_json::{json, Map, Value};
-use sharedos_kernel::world::constants::{
-    segments, DRAFT_FILE, LEDGER_ENTRY, POLICY_FILE, SCRATCH, SEEDED_SNAPSHOT, WORKSPACE,
-};
-use sharedos_kernel::world::file_store::{FileAction, FileEffect, FileFailureCode, FileStore};
+use sharedos_world::constants::{segments, DRAFT_FILE, LEDGER_ENTRY, POLICY_FILE, SCRATCH, SEEDED_SNAPSHOT, WORKSPACE};
+use sharedos_world::file_store::{FileAction, FileEffect, FileFailureCode, FileStore};
 
 fn args(value: Value) -> Map<String, Value> {
     value.as_object().cloned().unwrap()

@@ -7,16 +7,16 @@ use sharedos_authz::memory::InMemoryResolver;
 use sharedos_authz::memory::{FailingUsage, InMemoryUsage};
 use sharedos_authz::ports::{CeilingVerdict, DelegationResolver, HostCeiling, UsageStore};
 use sharedos_kernel::ports::{AuditSink, GrantSource};
-use sharedos_kernel::world::audit_log::{AuditFailure, AuditFault, AuditTrigger, RecordingAudit};
-use sharedos_kernel::world::ceiling::FrozenCeiling;
-use sharedos_kernel::world::clock::WorldClock;
-use sharedos_kernel::world::constants::{self, conformance_instant, context, owner, NAMESPACE_ID, NOW, TRACE_ID};
-use sharedos_kernel::world::grant_store::WorldGrantSource;
-use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_READ, ROOT_FILES};
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType};
 use sharedos_model::capability::{Decision, Grant, Requirement, ResourceRef};
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::audit_log::{AuditFailure, AuditFault, AuditTrigger, RecordingAudit};
+use sharedos_world::ceiling::FrozenCeiling;
+use sharedos_world::clock::WorldClock;
+use sharedos_world::constants::{self, conformance_instant, context, owner, NAMESPACE_ID, NOW, TRACE_ID};
+use sharedos_world::grant_store::WorldGrantSource;
+use sharedos_world::grants::{grant_set, GrantOptions, GRANT_READ, ROOT_FILES};
 use std::rc::Rc;
 
 fn source() -> WorldGrantSource {

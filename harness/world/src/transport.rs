@@ -4,9 +4,9 @@
 //! The router answers only requests the transport accepted, with a
 //! well-formed reply or one of the malformed shapes a condition asks for.
 
-use crate::ports::{MessageRequestRouter, MessageTransport};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
+use sharedos_kernel::ports::{MessageRequestRouter, MessageTransport};
 use sharedos_model::access::AccessContext;
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::ProtocolError;

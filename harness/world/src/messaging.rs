@@ -11,7 +11,7 @@
 use super::constants::{self, EXECUTION, FILES, MESSAGING};
 use super::grants::{owned_capability, world_grant, GrantSet, GRANT_MESSAGE, ROOT_FILES};
 use super::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode};
-use crate::ports::{MessageIdFactory, ParsedCall};
+use sharedos_kernel::ports::{MessageIdFactory, ParsedCall};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, ResourceRef, Scope};

@@ -3,12 +3,10 @@
 use futures::executor::block_on;
 use serde_json::{json, Value};
 use sharedos_kernel::ports::{MessageRequestRouter, MessageTransport};
-use sharedos_kernel::world::constants::{agent, context, owner, NOW, PURPOSE, TRACE_ID};
-use sharedos_kernel::world::transport::{
-    RecordingTransport, ReplyRouter, ReplyShape, TransportMode, ROUTE_LEASE_REVOKED,
-};
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{agent, context, owner, NOW, PURPOSE, TRACE_ID};
+use sharedos_world::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
 use std::rc::Rc;
 
 fn envelope(id: &str) -> MessageEnvelope {

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use sharedos_model::tool::{ProtocolError, ToolOutcome, ToolResult};
 
-use crate::ports::ParsedCall;
+use sharedos_kernel::ports::ParsedCall;
 
 /// A succeeded result for `call`, completed at `now`.
 #[must_use]

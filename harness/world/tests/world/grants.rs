@@ -1,9 +1,9 @@
 //! The grant set of 10-conformance §3.3 as a function of the options.
 
-use sharedos_kernel::world::constants::{agent, orchestrator, owner, ISSUED_AT, NAMESPACE_ID, PURPOSE};
-use sharedos_kernel::world::grants::{grant_set, GrantOptions, GRANT_LEDGER, GRANT_OVERBROAD, ROOT_FILES};
 use sharedos_model::capability::Scope;
 use sharedos_model::validate::Validate;
+use sharedos_world::constants::{agent, orchestrator, owner, ISSUED_AT, NAMESPACE_ID, PURPOSE};
+use sharedos_world::grants::{grant_set, GrantOptions, GRANT_LEDGER, GRANT_OVERBROAD, ROOT_FILES};
 
 fn ids(grants: &[std::rc::Rc<sharedos_model::capability::Grant>]) -> Vec<&str> {
     grants.iter().map(|g| g.id.as_str()).collect()

@@ -4,15 +4,13 @@
 use futures::executor::block_on;
 use serde_json::{json, Map, Value};
 use sharedos_kernel::ports::{ParsedCall, ToolHandler};
-use sharedos_kernel::world::constants::{
-    context, owner, segments, NOW, POLICY_FILE, TRACE_ID, VAULT_SECRETS, WORKSPACE,
-};
-use sharedos_kernel::world::file_store::FileStore;
-use sharedos_kernel::world::fixture_tools::{admin_grant_issue_definition, fixture_tools, Fixture, FixtureTool};
 use sharedos_model::address::Address;
 use sharedos_model::tool::{ReadWrite, ToolCall, ToolResult, ToolStatus};
 use sharedos_model::validate::Validate;
 use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{context, owner, segments, NOW, POLICY_FILE, TRACE_ID, VAULT_SECRETS, WORKSPACE};
+use sharedos_world::file_store::FileStore;
+use sharedos_world::fixture_tools::{admin_grant_issue_definition, fixture_tools, Fixture, FixtureTool};
 use std::rc::Rc;
 
 fn map(value: Value) -> Map<String, Value> {
