@@ -10,8 +10,8 @@ pub use expect_turn::TurnExpectation;
 
 use crate::loader::{LoadError, Site};
 use crate::script::MAX_TEXT;
-use crate::world_options::WorldOptions;
 use serde::{Deserialize, Serialize};
+use sharedos_world::options::WorldOptions;
 use std::collections::BTreeMap;
 
 /// Most conditions one case declares.
@@ -140,7 +140,7 @@ impl Condition {
     fn check(&self, site: &Site<'_>) -> Result<(), LoadError> {
         site.child("id").id(&self.id)?;
         site.child("description").text(&self.description, MAX_TEXT)?;
-        self.world.check(&site.child("world"))?;
+        crate::world_options::check(&self.world, &site.child("world"))?;
         if let Some(expectation) = &self.expect_turn {
             expectation.check(&site.child("expectTurn"))?;
         }

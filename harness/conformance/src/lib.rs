@@ -7,7 +7,6 @@ pub mod evidence;
 pub mod golden;
 pub mod identity;
 pub mod judge;
-pub mod known_tools;
 pub mod loader;
 pub mod manifest;
 pub mod markdown;

@@ -156,14 +156,14 @@ impl<'a> Site<'a> {
 
     /// A tool the world does not know.
     pub(crate) fn unknown_tool(&self, name: &str) -> LoadError {
-        let known = crate::known_tools::known_tools().join(", ");
+        let known = sharedos_world::vocabulary::known_tools().join(", ");
         let expected = format!("a tool the conformance world knows, not `{name}` (one of {known})");
         self.error(|file, pointer, expected| LoadError::UnknownTool { file, pointer, expected }, expected)
     }
 
     /// A grant the world never issues.
     pub(crate) fn unknown_grant(&self, id: &str) -> LoadError {
-        let known = crate::known_tools::known_grants();
+        let known = sharedos_world::vocabulary::known_grants();
         let expected = format!("a grant the conformance world issues, not `{id}` (one of {})", known.join(", "));
         self.error(|file, pointer, expected| LoadError::UnknownGrant { file, pointer, expected }, expected)
     }

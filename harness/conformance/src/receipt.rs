@@ -12,11 +12,12 @@
 //! refusal.
 
 use crate::record::events::{self, CONFORMANCE_ATTEMPT};
-use crate::script::{AttackScript, Attempt, Expectation, MoveKind, Role};
+use crate::script::{AttackScript, Attempt, Expectation, MoveKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sharedos_model::execution::ExecutionResult;
 use sharedos_model::record::{ExecutionRecord, Operation, OperationKind, OperationOutcome};
+use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
 use sharedos_model::validate::{self, ValidationError};
 

@@ -12,7 +12,7 @@ pub mod step;
 pub mod terminal;
 
 pub use expect::{Expectation, Rejection};
-pub use step::{Annotation, Attempt, Emission, Forge, Inspection, ReadTarget, Role, StepKind};
+pub use step::{Annotation, Attempt, Emission, Forge, Inspection, ReadTarget, StepKind};
 pub use terminal::{StallUntil, Terminal, TerminalError, TerminalKind};
 
 use crate::loader::{LoadError, Site};

@@ -2,7 +2,6 @@
 //! kernel wired to the fixture stores, with the condition's faults armed by
 //! trusted setup before any turn runs.
 
-use crate::world_options::{BrokerMode, EscalationMode, WorldOptions};
 use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::memos::HashMemos;
@@ -13,9 +12,10 @@ use sharedos_port::error::KernelError;
 use sharedos_world::broker::notion_search_definition;
 use sharedos_world::constants::SEARCH_ACTION;
 use sharedos_world::fixture_tools::admin_grant_issue_definition;
-use sharedos_world::fixtures::{self, BrokerOption, WorldFixtures};
+use sharedos_world::fixtures::WorldFixtures;
 use sharedos_world::grants::{grant_set, GrantOptions, GrantSet};
 use sharedos_world::ledger::Ledger;
+use sharedos_world::options::WorldOptions;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -58,7 +58,7 @@ impl World {
     /// # Errors
     /// When the kernel cannot be built from the fixtures.
     pub fn build_sharing(options: &WorldOptions, memos: &WorldMemos) -> Result<World, WorldError> {
-        let fixtures = WorldFixtures::build_with_grants(&fixture_options(options), |grant_options| {
+        let fixtures = WorldFixtures::build_with_grants(options, |grant_options| {
             let Ok(grants) = memos.grant_sets.get_or_compute(
                 |known| known == grant_options,
                 || *grant_options,
@@ -67,7 +67,7 @@ impl World {
             grants
         });
         let mut registered = fixtures.static_tools();
-        let ledger = crate::world_options::ledger::attach(options.ledger.as_ref(), &mut registered);
+        let ledger = sharedos_world::options::ledger::attach(options.ledger.as_ref(), &mut registered);
         if let Some(fault) = &options.audit_fails_at {
             fault.arm(&fixtures.audit);
         }
@@ -99,7 +99,7 @@ fn requested_tools(
     requested_tools.push(notion_search_definition(SEARCH_ACTION));
     requested_tools.push(admin_grant_issue_definition());
     if let Some(list) = &options.request_classifies {
-        crate::world_options::classify::apply(list, &mut requested_tools);
+        sharedos_world::options::classify::apply(list, &mut requested_tools);
     }
     requested_tools.into()
 }
@@ -132,44 +132,6 @@ impl Default for WorldMemos {
     }
 }
 
-/// The fixture arming a condition's options ask for; the envelope's own
-/// options (limits, drain grace) are applied by the runner instead.
-fn fixture_options(options: &WorldOptions) -> fixtures::WorldOptions {
-    let ids = |list: &Option<Vec<String>>| list.clone().unwrap_or_default();
-    fixtures::WorldOptions {
-        grants: GrantOptions {
-            bounded: options.bounded,
-            usage_store_unavailable: options.usage_store_unavailable,
-            over_broad_delegation: options.over_broad_delegation,
-            restorable: options.restorable,
-            broker_granted: false,
-            escalation_withheld: options.escalation == Some(EscalationMode::Withheld),
-            ledger_accounts: options.ledger.is_some(),
-        },
-        revoked: ids(&options.revoked),
-        expired: ids(&options.expired),
-        revoked_after_turn: options
-            .revoked_after_turn
-            .as_ref()
-            .map(|r| fixtures::RevokedAfterTurn { turn: u64::from(r.turn), grant_ids: r.grant_ids.clone() }),
-        expires_after_operations: options.expires_after_operations.as_ref().map(|e| fixtures::ExpiresAfterOperations {
-            operations: u64::from(e.operations),
-            grant_ids: e.grant_ids.clone(),
-        }),
-        authority_fails_after_loads: options.authority_fails_after_loads.map(u64::from),
-        audit_fails_after_operations: options.audit_fails_after_operations.map(u64::from),
-        route_revoked_after_deliveries: options.route_revoked_after_deliveries.map(u64::from),
-        host_policy_frozen: options.host_policy_frozen,
-        broker: options.broker.map(|mode| match mode {
-            BrokerMode::Registered => BrokerOption::Registered,
-            BrokerMode::Granted => BrokerOption::Granted,
-        }),
-        broker_moved_after_listing: options.broker_moved_after_listing,
-        now: options.now.clone(),
-        messaging: options.messaging.as_ref().map(crate::messaging::options::MessagingOptions::arming),
-    }
-}
-
 fn build_kernel(
     fixtures: &WorldFixtures,
     registered: &[Rc<dyn ToolHandler>],
@@ -183,11 +145,11 @@ fn build_kernel(
         .usage_store(Rc::clone(&fixtures.usage))
         .delegation_resolver(fixtures.chain.clone())
         .hash_memos(memos);
-    let arming = options.messaging.as_ref().map(crate::messaging::options::MessagingOptions::arming);
-    if arming.as_ref().is_none_or(|m| m.transport_attached()) {
+    let arming = options.messaging.as_ref();
+    if arming.is_none_or(|m| m.transport_attached()) {
         builder = builder.message_transport(fixtures.transport.clone());
     }
-    if arming.as_ref().is_none_or(|m| m.router_attached()) {
+    if arming.is_none_or(|m| m.router_attached()) {
         builder = builder.message_router(fixtures.router.clone());
     }
     if arming.is_some() {
@@ -212,7 +174,7 @@ impl World {
     pub fn enabled_tool_namespaces(&self) -> Vec<String> {
         let mut namespaces = sharedos_world::constants::enabled_tool_namespaces();
         if self.ledger.is_some() {
-            namespaces.push(crate::world_options::ledger::LEDGER_TOOL_NAMESPACE.to_string());
+            namespaces.push(sharedos_world::options::ledger::LEDGER_TOOL_NAMESPACE.to_string());
         }
         namespaces
     }
@@ -226,8 +188,8 @@ pub const FIXTURE_VERSION: &str = "sharedos-conformance/fixtures/v1";
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{World, WorldMemos};
-    use crate::world_options::WorldOptions;
     use sharedos_world::grants::GRANT_READ;
+    use sharedos_world::options::WorldOptions;
     use std::sync::Arc;
 
     #[test]

@@ -22,5 +22,6 @@ mod jcs;
 pub mod memo;
 pub mod message;
 pub mod record;
+pub mod role;
 pub mod tool;
 pub mod validate;

@@ -12,71 +12,13 @@ use super::file_tools::file_tools;
 use super::fixture_tools::fixture_tools;
 use super::grant_store::{GrantEdit, WorldGrantSource};
 use super::grants::{grant_set, GrantOptions, GrantSet};
-use super::messaging::MessagingArming;
+use super::options::WorldOptions;
 use super::transport::{RecordingTransport, ReplyRouter};
 use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
 use sharedos_authz::ports::UsageStore;
 use sharedos_kernel::ports::ToolHandler;
 use sharedos_model::instant::Instant;
 use std::rc::Rc;
-
-/// Whether and how the broker is attached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BrokerOption {
-    /// Attached, no grant covers it.
-    Registered,
-    /// Attached, with the handbook search grant and its root.
-    Granted,
-}
-
-/// Grants revoked right after one turn's authority load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevokedAfterTurn {
-    /// The turn (1-based) whose load arms the revocation.
-    pub turn: u64,
-    /// The grants revoked.
-    pub grant_ids: Vec<String>,
-}
-
-/// Grants whose window closes after a number of operations.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExpiresAfterOperations {
-    /// Operations before the window closes.
-    pub operations: u64,
-    /// The grants that expire.
-    pub grant_ids: Vec<String>,
-}
-
-/// The fault-injection options a world can arm (envelope options excluded).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorldOptions {
-    /// Which conditional grants are issued.
-    pub grants: GrantOptions,
-    /// Revoked in store and chain before the turn, at NOW.
-    pub revoked: Vec<String>,
-    /// Expired (expiry = NOW) in store and chain before the turn.
-    pub expired: Vec<String>,
-    /// Revoked right after a turn's authority load.
-    pub revoked_after_turn: Option<RevokedAfterTurn>,
-    /// Expire after N operations and start the moving clock.
-    pub expires_after_operations: Option<ExpiresAfterOperations>,
-    /// Grant-store outage after N loads.
-    pub authority_fails_after_loads: Option<u64>,
-    /// Audit outage once N tool operations were recorded.
-    pub audit_fails_after_operations: Option<u64>,
-    /// Route lease closes after N accepted dispatches.
-    pub route_revoked_after_deliveries: Option<u64>,
-    /// Install the frozen-ledger ceiling.
-    pub host_policy_frozen: bool,
-    /// Attach the broker.
-    pub broker: Option<BrokerOption>,
-    /// The broker moves its capability after the first listing.
-    pub broker_moved_after_listing: bool,
-    /// Overrides NOW.
-    pub now: Option<String>,
-    /// Recipients, their grants, and how the message ports answer.
-    pub messaging: Option<MessagingArming>,
-}
 
 /// The built fixtures of one world.
 pub struct WorldFixtures {
@@ -117,8 +59,7 @@ impl WorldFixtures {
     /// grant sets may be shared between worlds.
     #[must_use]
     pub fn build_with_grants(options: &WorldOptions, issue: impl FnOnce(&GrantOptions) -> GrantSet) -> WorldFixtures {
-        let mut grant_options = options.grants;
-        grant_options.broker_granted |= options.broker == Some(BrokerOption::Granted);
+        let grant_options = options.grant_options();
         let mut grants = issue(&grant_options);
         if let Some(messaging) = &options.messaging {
             messaging.extend_grants(&mut grants);
@@ -171,11 +112,14 @@ impl WorldFixtures {
                 })
                 .collect()
         };
-        for edit in edits(&options.revoked, base, true).iter().chain(edits(&options.expired, base, false).iter()) {
+        for edit in edits(options.revoked.as_deref().unwrap_or_default(), base, true)
+            .iter()
+            .chain(edits(options.expired.as_deref().unwrap_or_default(), base, false).iter())
+        {
             self.edit(edit);
         }
         if let Some(window) = &options.expires_after_operations {
-            for edit in edits(&window.grant_ids, &instant_after(base, window.operations), false) {
+            for edit in edits(&window.grant_ids, &instant_after(base, u64::from(window.operations)), false) {
                 self.edit(&edit);
             }
             self.audit.set_observer(self.clock.observer());
@@ -183,7 +127,7 @@ impl WorldFixtures {
         if let Some(later) = &options.revoked_after_turn {
             let chain = Rc::clone(&self.chain);
             let pending = edits(&later.grant_ids, base, true);
-            self.grant_source.after_loads(later.turn, move |source| {
+            self.grant_source.after_loads(u64::from(later.turn), move |source| {
                 for edit in &pending {
                     source.edit(edit);
                     edit.apply_to_chain(&chain);
@@ -191,13 +135,13 @@ impl WorldFixtures {
             });
         }
         if let Some(n) = options.authority_fails_after_loads {
-            self.grant_source.fail_after_loads(n);
+            self.grant_source.fail_after_loads(u64::from(n));
         }
         if let Some(n) = options.audit_fails_after_operations {
-            self.audit.fail_after_operations(n);
+            self.audit.fail_after_operations(u64::from(n));
         }
         if let Some(n) = options.route_revoked_after_deliveries {
-            self.transport.close_lease_after(n);
+            self.transport.close_lease_after(u64::from(n));
         }
         if let Some(messaging) = &options.messaging {
             messaging.arm_ports(&self.transport, &self.router);

@@ -21,5 +21,7 @@ pub mod grants;
 pub mod ledger;
 pub mod ledger_tools;
 pub mod messaging;
+pub mod options;
 pub mod results;
 pub mod transport;
+pub mod vocabulary;

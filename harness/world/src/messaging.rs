@@ -10,6 +10,7 @@
 
 use super::constants::{self, EXECUTION, FILES, MESSAGING};
 use super::grants::{owned_capability, world_grant, GrantSet, GRANT_MESSAGE, ROOT_FILES};
+use super::options::messaging::{MessagingOptions, SendOption};
 use super::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode};
 use sharedos_kernel::ports::{MessageIdFactory, ParsedCall};
 use sharedos_model::access::AccessContext;
@@ -17,74 +18,6 @@ use sharedos_model::address::Address;
 use sharedos_model::capability::{Capability, ResourceRef, Scope};
 use std::cell::Cell;
 use std::rc::Rc;
-
-/// The host code a rejecting transport answers with (a `denied` receipt).
-pub const RECIPIENT_UNREACHABLE: &str = "recipient_unreachable";
-/// The host code a failing transport answers with (a `failed` receipt).
-pub const CARRIER_UNAVAILABLE: &str = "carrier_unavailable";
-
-/// How the acting agent's send grant to one recipient is issued.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum SendGrant {
-    /// No send grant names this recipient.
-    #[default]
-    Withheld,
-    /// A send grant without a use bound.
-    Unbounded,
-    /// A send grant with `maxUses: 1`.
-    SingleUse,
-    /// A send grant revoked at the world's start instant.
-    Revoked,
-}
-
-/// One addressable principal of the world besides the owner.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recipient {
-    /// Its address (an agent, a human, a group or a service).
-    pub address: Address,
-    /// The acting agent's send grant to it.
-    pub send: SendGrant,
-    /// For an agent: its own `sharedos.execution` invoke grant.
-    pub execution: bool,
-    /// For an agent: its own read grant over the workspace.
-    pub reads: bool,
-}
-
-impl Recipient {
-    /// A recipient with no grant at all.
-    #[must_use]
-    pub fn bare(address: Address) -> Recipient {
-        Recipient { address, send: SendGrant::Withheld, execution: false, reads: false }
-    }
-}
-
-/// The messaging arming of one world.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessagingArming {
-    /// Recipients besides the owner, in declaration order.
-    pub recipients: Vec<Recipient>,
-    /// Drop the acting agent's send grant to the owner, so discovery of
-    /// `messages.request` rests only on the recipients' grants.
-    pub owner_send_withheld: bool,
-    /// How the transport answers; `None` leaves the kernel without one.
-    pub transport: Option<TransportMode>,
-    /// The route lease closes after this many accepted dispatches.
-    pub lease_closes_after: Option<u64>,
-    /// How the reply router answers; `None` leaves the kernel without one.
-    pub router: Option<ReplyShape>,
-}
-
-impl Default for MessagingArming {
-    fn default() -> MessagingArming {
-        MessagingArming {
-            recipients: Vec::new(),
-            owner_send_withheld: false,
-            transport: Some(TransportMode::Accepting),
-            lease_closes_after: None,
-            router: Some(ReplyShape::WellFormed),
-        }
-    }
-}
 
 /// The id of the acting agent's send grant to `recipient`.
 #[must_use]
@@ -131,7 +64,7 @@ pub fn exact_capability(namespace: &str, address: &Address, action: &str) -> Cap
     }
 }
 
-impl MessagingArming {
+impl MessagingOptions {
     /// Adds every recipient grant (and its root) to `set`, and drops the
     /// owner send grant when withheld.
     pub fn extend_grants(&self, set: &mut GrantSet) {
@@ -141,13 +74,13 @@ impl MessagingArming {
         }
         for recipient in &self.recipients {
             let address = &recipient.address;
-            if recipient.send != SendGrant::Withheld {
+            if recipient.send != SendOption::None {
                 let capability = exact_capability(MESSAGING, address, constants::SEND_ACTION);
                 let root = send_root_id(address);
                 set.roots.push(Rc::new(world_grant(&root, &owner, &orchestrator, capability.clone(), 2, None)));
                 let mut grant =
                     world_grant(&send_grant_id(address), &orchestrator, &sender, capability, 1, Some(&root));
-                grant.constraints.max_uses = (recipient.send == SendGrant::SingleUse).then_some(1);
+                grant.constraints.max_uses = (recipient.send == SendOption::Bounded).then_some(1);
                 set.agent.push(Rc::new(grant));
             }
             if recipient.execution {
@@ -180,16 +113,16 @@ impl MessagingArming {
     /// The send grants revoked before the turn.
     #[must_use]
     pub fn revoked_grant_ids(&self) -> Vec<String> {
-        self.recipients.iter().filter(|r| r.send == SendGrant::Revoked).map(|r| send_grant_id(&r.address)).collect()
+        self.recipients.iter().filter(|r| r.send == SendOption::Revoked).map(|r| send_grant_id(&r.address)).collect()
     }
 
     /// Arms the transport and router fixtures (attached or not, they exist).
     pub fn arm_ports(&self, transport: &RecordingTransport, router: &ReplyRouter) {
-        if let Some(mode) = &self.transport {
-            transport.set_mode(mode.clone());
+        if let Some(mode) = self.transport {
+            transport.set_mode(mode);
         }
         if let Some(n) = self.lease_closes_after {
-            transport.close_lease_after(n);
+            transport.close_lease_after(u64::from(n));
         }
         if let Some(shape) = self.router {
             router.set_shape(shape);
@@ -199,13 +132,13 @@ impl MessagingArming {
     /// Whether the kernel is given a transport.
     #[must_use]
     pub fn transport_attached(&self) -> bool {
-        self.transport.is_some()
+        self.transport != Some(TransportMode::Absent)
     }
 
     /// Whether the kernel is given a reply router.
     #[must_use]
     pub fn router_attached(&self) -> bool {
-        self.router.is_some()
+        self.router != Some(ReplyShape::Absent)
     }
 }
 

@@ -5,6 +5,7 @@
 //! well-formed reply or one of the malformed shapes a condition asks for.
 
 use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sharedos_kernel::ports::{MessageRequestRouter, MessageTransport};
 use sharedos_model::access::AccessContext;
@@ -16,20 +17,30 @@ use std::rc::Rc;
 
 /// The host code a closed route lease refuses with (never an authorization code).
 pub const ROUTE_LEASE_REVOKED: &str = "route_lease_revoked";
+/// The host code a rejecting transport answers with (a `denied` receipt).
+pub const RECIPIENT_UNREACHABLE: &str = "recipient_unreachable";
+/// The host code a failing transport answers with (a `failed` receipt).
+pub const CARRIER_UNAVAILABLE: &str = "carrier_unavailable";
 
-/// How the transport answers a dispatch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How the transport answers a dispatch, as a world's `messaging.transport`
+/// option names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TransportMode {
     /// `accepted` receipts.
+    #[default]
     Accepting,
     /// `delivered` receipts.
     Delivering,
-    /// `denied` receipts with this host code.
-    Rejecting(String),
-    /// `failed` receipts with this host code.
-    Failing(String),
+    /// `denied` receipts with the host code `recipient_unreachable`.
+    Rejecting,
+    /// `failed` receipts with the host code `carrier_unavailable`.
+    Failing,
     /// The transport throws.
     Throwing,
+    /// No transport is given to the kernel (the fixture, never called,
+    /// would answer as one that throws).
+    Absent,
 }
 
 /// One dispatch the transport saw.
@@ -50,7 +61,7 @@ impl Dispatch {
 
 /// The recording transport.
 pub struct RecordingTransport {
-    mode: RefCell<TransportMode>,
+    mode: Cell<TransportMode>,
     close_lease_after: Cell<Option<u64>>,
     dispatches: RefCell<Vec<Dispatch>>,
 }
@@ -66,7 +77,7 @@ impl RecordingTransport {
     #[must_use]
     pub fn new(mode: TransportMode) -> RecordingTransport {
         RecordingTransport {
-            mode: RefCell::new(mode),
+            mode: Cell::new(mode),
             close_lease_after: Cell::new(None),
             dispatches: RefCell::new(Vec::new()),
         }
@@ -74,7 +85,7 @@ impl RecordingTransport {
 
     /// Changes how later dispatches are answered.
     pub fn set_mode(&self, mode: TransportMode) {
-        *self.mode.borrow_mut() = mode;
+        self.mode.set(mode);
     }
 
     /// Every dispatch after `n` accepted ones is `denied route_lease_revoked`.
@@ -113,20 +124,20 @@ impl RecordingTransport {
             let error = ProtocolError::new(ROUTE_LEASE_REVOKED, "the route lease was closed by the host");
             return Some(MessageDeliveryResult::Denied { message_id, timestamp, error, metadata: None });
         }
-        match self.mode.borrow().clone() {
+        match self.mode.get() {
             TransportMode::Accepting => Some(MessageDeliveryResult::Accepted { message_id, timestamp, metadata: None }),
             TransportMode::Delivering => {
                 Some(MessageDeliveryResult::Delivered { message_id, timestamp, metadata: None })
             }
-            TransportMode::Rejecting(code) => {
-                let error = ProtocolError::new(code, "the transport refused the message");
+            TransportMode::Rejecting => {
+                let error = ProtocolError::new(RECIPIENT_UNREACHABLE, "the transport refused the message");
                 Some(MessageDeliveryResult::Denied { message_id, timestamp, error, metadata: None })
             }
-            TransportMode::Failing(code) => {
-                let error = ProtocolError::new(code, "the transport could not deliver the message");
+            TransportMode::Failing => {
+                let error = ProtocolError::new(CARRIER_UNAVAILABLE, "the transport could not deliver the message");
                 Some(MessageDeliveryResult::Failed { message_id, timestamp, error, metadata: None })
             }
-            TransportMode::Throwing => None,
+            TransportMode::Throwing | TransportMode::Absent => None,
         }
     }
 }
@@ -153,10 +164,13 @@ impl MessageTransport for RecordingTransport {
     }
 }
 
-/// What shape of reply the router fabricates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// What shape of reply the router fabricates, as a world's
+/// `messaging.router` option names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ReplyShape {
     /// Answers the request: reversed parties, same purpose and trace, `replyTo` = request id.
+    #[default]
     WellFormed,
     /// `replyTo` names another message.
     WrongReplyTo,
@@ -172,6 +186,9 @@ pub enum ReplyShape {
     NotAnEnvelope,
     /// The router throws.
     Throws,
+    /// No router is given to the kernel (the fixture, never called, would
+    /// answer as one that throws).
+    Absent,
 }
 
 /// The reply router over the transport's log.
@@ -252,7 +269,7 @@ impl ReplyRouter {
             ReplyShape::ChangedPurpose => reply.purpose = format!("{}-changed", request.purpose),
             ReplyShape::ChangedTrace => reply.trace_id = format!("{}-changed", request.trace_id),
             ReplyShape::NotAnEnvelope => return Ok(json!(["not", "an", "envelope"])),
-            ReplyShape::Throws => return Err("the reply router broke".to_string()),
+            ReplyShape::Throws | ReplyShape::Absent => return Err("the reply router broke".to_string()),
         }
         let mut value = serde_json::to_value(reply).map_err(|e| e.to_string())?;
         if self.shape.get() == ReplyShape::UnknownKey {

@@ -1,10 +1,11 @@
 //! Grading one declared attempt against its receipt.
 
 use crate::receipt::{operations_under, AttemptReceipt};
-use crate::script::{AttackScript, Attempt, Expectation, Rejection, Role};
+use crate::script::{AttackScript, Attempt, Expectation, Rejection};
 use serde::{Deserialize, Serialize};
 use sharedos_model::audit::Source;
 use sharedos_model::record::{ExecutionRecord, Operation, OperationOutcome};
+use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
 use std::collections::BTreeMap;
 

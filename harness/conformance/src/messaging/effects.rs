@@ -6,11 +6,11 @@
 
 use super::host::HostSendReport;
 use super::host_request::HostRequestReport;
-use super::options::EffectsExpectation;
 use crate::run::turns::ExecutedTurn;
 use crate::world::World;
 use serde_json::{json, Value};
 use sharedos_model::execution::ExecutionRequest;
+use sharedos_world::options::messaging::EffectsExpectation;
 use sharedos_world::transport::Dispatch;
 use std::collections::BTreeSet;
 

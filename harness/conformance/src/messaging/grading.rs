@@ -4,16 +4,17 @@
 //! again over all of them by the judge's own status rules.
 
 use super::effects::effect_misses;
-use super::options::MessagingOptions;
 use super::tool_expectation;
 use super::{host, host_request, MessagingRun};
 use crate::judge::attempt::{AttemptGrade, AttemptOutcome};
 use crate::judge::{status, Judgement};
 use crate::record::Completeness;
 use crate::run::turns::ExecutedTurn;
-use crate::script::{AttackScript, Role};
+use crate::script::AttackScript;
 use crate::world::World;
+use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
+use sharedos_world::options::messaging::MessagingOptions;
 
 /// The graded attempt id of the effects expectation.
 pub const EFFECTS_ATTEMPT_ID: &str = "world.messaging";

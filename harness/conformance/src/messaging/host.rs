@@ -2,20 +2,20 @@
 //! under the world's context, each measured by what it returned, how many
 //! transport calls it made and how many audit records it wrote (M1, M4, M5).
 
-use super::options::{HostExpectation, HostOutcome, HostSend, MessagingOptions};
 use super::tool_expectation;
 use crate::judge::attempt::{AttemptGrade, AttemptOutcome};
-use crate::script::Role;
 use crate::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sharedos_model::audit::Source;
 use sharedos_model::message::{MessageDeliveryResult, PROTOCOL_VERSION};
+use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, turn_trace_id, PURPOSE};
 use sharedos_world::messaging::acting_context;
+use sharedos_world::options::messaging::{HostExpectation, HostOutcome, HostSend, MessagingOptions};
 
 /// The code a host send is graded with when the kernel threw instead of
 /// answering (SharedOS has no code for it: the call simply throws).

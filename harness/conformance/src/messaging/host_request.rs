@@ -5,7 +5,6 @@
 //! is the reply's payload and nothing else") is graded.
 
 use super::host::HOST_ATTEMPT_PREFIX;
-use super::options::{HostRequest, MessagingOptions};
 use super::tool_expectation;
 use crate::judge::attempt::{AttemptGrade, AttemptOutcome};
 use crate::world::World;
@@ -17,6 +16,7 @@ use sharedos_model::tool::{ToolCall, ToolOutcome, ToolStatus};
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, turn_trace_id};
 use sharedos_world::messaging::acting_context;
+use sharedos_world::options::messaging::{HostRequest, MessagingOptions};
 
 /// The call-id prefix of a host request.
 pub const HOST_REQUEST_PREFIX: &str = "host-request-";

@@ -5,11 +5,11 @@
 //! time, to see the envelope refuse it with the code of the first check that
 //! fails (M13), or leave the recipient without an execution grant (M14).
 
-use super::options::{InboundActor, InboundTurn, MessagingOptions};
 use serde_json::json;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::ExecutionRequest;
 use sharedos_world::constants::{agent, PURPOSE};
+use sharedos_world::options::messaging::{InboundActor, InboundTurn, MessagingOptions};
 
 /// `request` rebuilt as the inbound turn `options` asks for, or unchanged
 /// when the world runs the acting agent's own turn.

@@ -20,12 +20,12 @@ use crate::judge::Judgement;
 use crate::run::turns::ExecutedTurn;
 use crate::script::Expectation;
 use crate::world::World;
-use crate::world_options::WorldOptions;
 use host::HostSendReport;
 use host_request::HostRequestReport;
-use options::MessagingOptions;
 use serde_json::Value;
 use sharedos_model::tool::ToolStatus;
+use sharedos_world::options::messaging::MessagingOptions;
+use sharedos_world::options::WorldOptions;
 
 /// A tool expectation of only statuses and codes: how host operations and
 /// the effects probe are shown among a row's graded attempts.

@@ -21,12 +21,12 @@ use crate::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemI
 use crate::record::completeness::check_completeness;
 use crate::script::AttackScript;
 use crate::world::{World, WorldError};
-use crate::world_options::WorldOptions;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
+use sharedos_world::options::WorldOptions;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -5,13 +5,13 @@ use crate::case::Case;
 use crate::judge::RULES_VERSION;
 use crate::script::AttackScript;
 use crate::world::{World, FIXTURE_VERSION};
-use crate::world_options::WorldOptions;
 use serde::Serialize;
 use sharedos_model::canonical::{canonical_bytes, tagged_hash, tagged_hash_of_bytes, CanonicalError};
 use sharedos_model::capability::Grant;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_model::tool::ToolDefinition;
 use sharedos_world::constants::NAMESPACE_ID;
+use sharedos_world::options::WorldOptions;
 
 /// The question a cell asks: its case, its whole script (prose included, so
 /// a reworded attempt is a different experiment for this hash) and condition.
@@ -172,7 +172,7 @@ pub fn record_hash(record: &ExecutionRecord) -> Result<String, CanonicalError> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::world_options::WorldOptions;
+    use sharedos_world::options::WorldOptions;
 
     #[test]
     fn spliced_tool_bytes_give_the_same_canonical_description_and_policy() {

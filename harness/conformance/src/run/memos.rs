@@ -3,12 +3,12 @@
 use super::cell::{CellError, WorldIdentity};
 use super::hashes::policy_hash_of_canonical_tools;
 use crate::world::{WorldMemos, WORLD_CAPACITY};
-use crate::world_options::WorldOptions;
 use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::memo::Memo;
 use sharedos_model::tool::{same_definitions, ToolDefinition};
+use sharedos_world::options::WorldOptions;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -128,9 +128,9 @@ impl RunMemos {
 mod tests {
     use super::{RunMemos, SharedMemos};
     use crate::world::World;
-    use crate::world_options::WorldOptions;
     use sharedos_drivers::vendor::Vendor;
     use sharedos_model::tool::ToolDefinition;
+    use sharedos_world::options::WorldOptions;
     use std::sync::Arc;
 
     #[test]

@@ -1,12 +1,12 @@
 //! The turn request a cell hands the envelope (10-conformance §3.8).
 
 use crate::world::World;
-use crate::world_options::WorldOptions;
 use serde_json::Map;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest};
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_world::constants::{agent, context, turn_trace_id, NOW, PURPOSE};
+use sharedos_world::options::WorldOptions;
 
 /// The execution id of `turn` of a cell: turn 1 is `<case>.<condition>.<column>`;
 /// later turns of a multi-turn script add `.turn-<n>`.

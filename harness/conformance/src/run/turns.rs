@@ -10,7 +10,6 @@ use crate::judge::facts::{WorldActivity, QUIET_WINDOW};
 use crate::receipt::{read_adversarial_report, AdversarialTurnReport};
 use crate::script::AttackScript;
 use crate::world::World;
-use crate::world_options::WorldOptions;
 use sharedos_envelope::error::ExecuteError;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
@@ -18,6 +17,7 @@ use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
 use std::time::Duration;
 

@@ -8,29 +8,17 @@
 use super::expect::Expectation;
 use super::terminal::MAX_AT_MS;
 use super::{at_pointer, MAX_TEXT, MAX_TURN};
-use crate::known_tools::is_known_tool;
 use crate::loader::{LoadError, Site};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sharedos_model::capability::Capability;
+use sharedos_model::role::Role;
 use sharedos_model::validate::Validate;
+use sharedos_world::vocabulary::is_known_tool;
 
 /// Longest annotation key or event type a step may state (the host decides
 /// whether it accepts it; the bound only keeps files sane).
 const MAX_KEY: usize = 256;
-
-/// What an attempt is for in grading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// The adversarial attempt the row is about.
-    Attack,
-    /// Graded like an attack; used when the row's point is an attempt that
-    /// must succeed without granting anything.
-    Probe,
-    /// Proves the turn could act at all.
-    Control,
-}
 
 /// A runtime surface walked instead of calling a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

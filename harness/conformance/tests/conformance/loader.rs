@@ -11,10 +11,10 @@ use sharedos_conformance::identity::{
     case_set_hash, case_set_identity, HASHED_ATTEMPT_FIELDS, HASHED_CASE_FIELDS, HASHED_CONDITION_FIELDS,
     HASHED_SCRIPT_FIELDS,
 };
-use sharedos_conformance::known_tools::{known_grants, known_tools};
 use sharedos_conformance::loader::{load_suite, LoadError, Suite};
 use sharedos_conformance::script::MoveKind;
-use sharedos_conformance::world_options::WorldOptions;
+use sharedos_world::options::WorldOptions;
+use sharedos_world::vocabulary::{known_grants, known_tools};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

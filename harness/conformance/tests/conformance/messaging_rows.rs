@@ -11,12 +11,12 @@ use sharedos_conformance::case::{Case, Family};
 use sharedos_conformance::judge::CellStatus;
 use sharedos_conformance::loader::{parse_case, LoadError, Suite};
 use sharedos_conformance::messaging::inbound::{built_for, first_mismatch};
-use sharedos_conformance::messaging::options::MessagingOptions;
 use sharedos_conformance::run::cell::{run_cell, CellRun};
 use sharedos_conformance::run::request::turn_request;
 use sharedos_conformance::world::World;
-use sharedos_conformance::world_options::WorldOptions;
 use sharedos_model::address::Address;
+use sharedos_world::options::messaging::MessagingOptions;
+use sharedos_world::options::WorldOptions;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -78,9 +78,8 @@ fn a_messaging_world_loads_and_round_trips() {
     let case = parse_case(Path::new("cases/sample.json"), &messaging_case(value.clone()).to_string()).unwrap();
     let options = case.conditions[0].world.messaging.clone().unwrap();
     assert_eq!(serde_json::to_value(&options).unwrap(), value);
-    let arming = options.arming();
-    assert!(arming.transport_attached() && arming.router_attached());
-    assert_eq!(arming.lease_closes_after, Some(2));
+    assert!(options.transport_attached() && options.router_attached());
+    assert_eq!(options.lease_closes_after, Some(2));
 }
 
 #[test]

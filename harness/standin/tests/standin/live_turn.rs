@@ -26,7 +26,8 @@ use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionRes
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use sharedos_world::constants::{agent, context, NOW, PURPOSE, TRACE_ID};
-use sharedos_world::fixtures::{WorldFixtures, WorldOptions};
+use sharedos_world::fixtures::WorldFixtures;
+use sharedos_world::options::WorldOptions;
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;

@@ -6,8 +6,9 @@ use sharedos_kernel::ports::{AuditSink, GrantSource};
 use sharedos_model::capability::Grant;
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{context, NAMESPACE_ID, NOW, TRACE_ID};
-use sharedos_world::fixtures::{BrokerOption, ExpiresAfterOperations, RevokedAfterTurn, WorldFixtures, WorldOptions};
-use sharedos_world::grants::{GrantOptions, GRANT_READ, ROOT_FILES};
+use sharedos_world::fixtures::WorldFixtures;
+use sharedos_world::grants::{GRANT_READ, ROOT_FILES};
+use sharedos_world::options::{BrokerMode, ExpiresAfterOperations, RevokedAfterTurn, WorldOptions};
 
 fn load(world: &WorldFixtures) -> Result<Vec<Grant>, String> {
     let value = block_on(world.grant_source.load(&context(NOW, TRACE_ID), &AbortSignal::new()))?;
@@ -27,7 +28,8 @@ fn the_baseline_registers_twelve_file_tools_then_five_fixtures() {
 
 #[test]
 fn revoked_ancestors_are_revoked_in_the_chain_before_the_turn() {
-    let world = WorldFixtures::build(&WorldOptions { revoked: vec![ROOT_FILES.into()], ..WorldOptions::default() });
+    let world =
+        WorldFixtures::build(&WorldOptions { revoked: Some(vec![ROOT_FILES.into()]), ..WorldOptions::default() });
     assert_eq!(world.chain.resolve(NAMESPACE_ID, ROOT_FILES).unwrap().unwrap().revoked_at.as_deref(), Some(NOW));
     assert!(load(&world).unwrap().iter().all(|g| g.revoked_at.is_none()), "the working grants are untouched");
 }
@@ -70,9 +72,9 @@ fn r64_an_expiry_after_operations_starts_the_moving_clock() {
 #[test]
 fn outages_broker_and_ceiling_are_armed_from_the_options() {
     let options = WorldOptions {
-        grants: GrantOptions { usage_store_unavailable: true, ..GrantOptions::default() },
+        usage_store_unavailable: true,
         authority_fails_after_loads: Some(0),
-        broker: Some(BrokerOption::Granted),
+        broker: Some(BrokerMode::Granted),
         host_policy_frozen: true,
         route_revoked_after_deliveries: Some(1),
         ..WorldOptions::default()

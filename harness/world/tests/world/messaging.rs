@@ -13,13 +13,17 @@ use sharedos_model::capability::{Grant, Scope};
 use sharedos_model::message::MessageDeliveryResult;
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, context, owner, NAMESPACE_ID, NOW, PURPOSE, TRACE_ID};
-use sharedos_world::fixtures::{WorldFixtures, WorldOptions};
+use sharedos_world::fixtures::WorldFixtures;
 use sharedos_world::grants::GRANT_MESSAGE;
 use sharedos_world::messaging::{
     acting_context, counted_message_ids, execution_grant_id, execution_root_id, read_grant_id, send_grant_id,
-    send_root_id, MessagingArming, Recipient, SendGrant, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE,
+    send_root_id,
 };
-use sharedos_world::transport::{ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
+use sharedos_world::options::messaging::{MessagingOptions, RecipientOption, SendOption};
+use sharedos_world::options::WorldOptions;
+use sharedos_world::transport::{
+    ReplyShape, TransportMode, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE, ROUTE_LEASE_REVOKED,
+};
 use std::rc::Rc;
 
 fn bob() -> Address {
@@ -30,11 +34,15 @@ fn carol() -> Address {
     Address::human("user-carol")
 }
 
-fn recipient(address: Address, send: SendGrant) -> Recipient {
-    Recipient { send, ..Recipient::bare(address) }
+fn bare(address: Address) -> RecipientOption {
+    RecipientOption { address, send: SendOption::None, execution: false, reads: false }
 }
 
-fn world(arming: MessagingArming) -> WorldFixtures {
+fn recipient(address: Address, send: SendOption) -> RecipientOption {
+    RecipientOption { send, ..bare(address) }
+}
+
+fn world(arming: MessagingOptions) -> WorldFixtures {
     WorldFixtures::build(&WorldOptions { messaging: Some(arming), ..WorldOptions::default() })
 }
 
@@ -43,7 +51,7 @@ fn load(world: &WorldFixtures, context: &AccessContext) -> Vec<Grant> {
     serde_json::from_value(value).unwrap()
 }
 
-fn kernel(world: &WorldFixtures, arming: &MessagingArming) -> Kernel {
+fn kernel(world: &WorldFixtures, arming: &MessagingOptions) -> Kernel {
     let mut builder = Kernel::builder(world.grant_source.clone(), world.audit.clone())
         .usage_store(Rc::clone(&world.usage))
         .delegation_resolver(world.chain.clone())
@@ -74,9 +82,9 @@ fn code(result: &MessageDeliveryResult) -> Option<&str> {
 
 #[test]
 fn m19_m20_send_grants_are_exact_recipient_scoped_and_issued_to_the_sender() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::Unbounded), recipient(carol(), SendGrant::SingleUse)],
-        ..MessagingArming::default()
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Granted), recipient(carol(), SendOption::Bounded)],
+        ..MessagingOptions::default()
     };
     let world = world(arming);
     for (address, max_uses) in [(bob(), None), (carol(), Some(1))] {
@@ -98,10 +106,10 @@ fn m19_m20_send_grants_are_exact_recipient_scoped_and_issued_to_the_sender() {
 
 #[test]
 fn m16_withholding_the_owner_send_grant_leaves_only_the_recipients() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::SingleUse)],
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Bounded)],
         owner_send_withheld: true,
-        ..MessagingArming::default()
+        ..MessagingOptions::default()
     };
     let world = world(arming);
     let ids: Vec<String> = load(&world, &context(NOW, TRACE_ID)).into_iter().map(|g| g.id).collect();
@@ -111,16 +119,16 @@ fn m16_withholding_the_owner_send_grant_leaves_only_the_recipients() {
 
 #[test]
 fn a_withheld_send_grant_is_never_issued() {
-    let world = world(MessagingArming { recipients: vec![Recipient::bare(carol())], ..MessagingArming::default() });
+    let world = world(MessagingOptions { recipients: vec![bare(carol())], ..MessagingOptions::default() });
     assert!(world.grants.find(&send_grant_id(&carol())).is_none());
     assert!(world.grants.find(&send_root_id(&carol())).is_none());
 }
 
 #[test]
 fn m28_a_revoked_send_grant_is_revoked_in_store_and_chain_at_the_start() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::Revoked), recipient(carol(), SendGrant::Unbounded)],
-        ..MessagingArming::default()
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Revoked), recipient(carol(), SendOption::Granted)],
+        ..MessagingOptions::default()
     };
     let world = world(arming);
     let grants = load(&world, &context(NOW, TRACE_ID));
@@ -133,9 +141,9 @@ fn m28_a_revoked_send_grant_is_revoked_in_store_and_chain_at_the_start() {
 
 #[test]
 fn m14_a_recipients_execution_and_read_grants_are_its_own() {
-    let arming = MessagingArming {
-        recipients: vec![Recipient { execution: true, reads: true, ..Recipient::bare(bob()) }],
-        ..MessagingArming::default()
+    let arming = MessagingOptions {
+        recipients: vec![RecipientOption { execution: true, reads: true, ..bare(bob()) }],
+        ..MessagingOptions::default()
     };
     let world = world(arming);
     let as_bob = acting_context(NOW, TRACE_ID, &bob());
@@ -153,9 +161,9 @@ fn m14_a_recipients_execution_and_read_grants_are_its_own() {
 #[test]
 fn m14_admission_needs_the_recipients_own_execution_grant() {
     for (execution, allowed) in [(true, true), (false, false)] {
-        let arming = MessagingArming {
-            recipients: vec![Recipient { execution, reads: true, ..Recipient::bare(bob()) }],
-            ..MessagingArming::default()
+        let arming = MessagingOptions {
+            recipients: vec![RecipientOption { execution, reads: true, ..bare(bob()) }],
+            ..MessagingOptions::default()
         };
         let world = world(arming.clone());
         let kernel = kernel(&world, &arming);
@@ -168,15 +176,15 @@ fn m14_admission_needs_the_recipients_own_execution_grant() {
 #[test]
 fn ports_are_armed_as_the_options_say() {
     let cases = [
-        (TransportMode::Rejecting(RECIPIENT_UNREACHABLE.into()), Some(RECIPIENT_UNREACHABLE)),
-        (TransportMode::Failing(CARRIER_UNAVAILABLE.into()), Some(CARRIER_UNAVAILABLE)),
+        (TransportMode::Rejecting, Some(RECIPIENT_UNREACHABLE)),
+        (TransportMode::Failing, Some(CARRIER_UNAVAILABLE)),
         (TransportMode::Delivering, None),
     ];
     for (mode, expected) in cases {
-        let arming = MessagingArming {
-            recipients: vec![recipient(bob(), SendGrant::Unbounded)],
+        let arming = MessagingOptions {
+            recipients: vec![recipient(bob(), SendOption::Granted)],
             transport: Some(mode),
-            ..MessagingArming::default()
+            ..MessagingOptions::default()
         };
         let world = world(arming.clone());
         let result = send(&kernel(&world, &arming), &bob(), "m-1");
@@ -187,10 +195,10 @@ fn ports_are_armed_as_the_options_say() {
 
 #[test]
 fn r66_a_lease_closing_after_zero_refuses_the_first_dispatch() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::Unbounded)],
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Granted)],
         lease_closes_after: Some(0),
-        ..MessagingArming::default()
+        ..MessagingOptions::default()
     };
     let world = world(arming.clone());
     assert_eq!(code(&send(&kernel(&world, &arming), &bob(), "m-1")), Some(ROUTE_LEASE_REVOKED));
@@ -198,19 +206,22 @@ fn r66_a_lease_closing_after_zero_refuses_the_first_dispatch() {
 
 #[test]
 fn m15_a_missing_port_leaves_the_request_tool_unregistered() {
-    for (transport, router) in [(None, Some(ReplyShape::WellFormed)), (Some(TransportMode::Accepting), None)] {
-        let arming = MessagingArming { transport, router, ..MessagingArming::default() };
+    for (transport, router) in [
+        (Some(TransportMode::Absent), Some(ReplyShape::WellFormed)),
+        (Some(TransportMode::Accepting), Some(ReplyShape::Absent)),
+    ] {
+        let arming = MessagingOptions { transport, router, ..MessagingOptions::default() };
         assert!(kernel(&world(arming.clone()), &arming).messages_request_handler().is_none());
     }
-    let both = MessagingArming::default();
+    let both = MessagingOptions::default();
     assert!(kernel(&world(both.clone()), &both).messages_request_handler().is_some());
 }
 
 #[test]
 fn m8_m20_a_single_use_grant_sends_once_and_an_ungranted_recipient_spends_nothing() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::SingleUse), Recipient::bare(carol())],
-        ..MessagingArming::default()
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Bounded), bare(carol())],
+        ..MessagingOptions::default()
     };
     let world = world(arming.clone());
     let kernel = kernel(&world, &arming);
@@ -239,10 +250,10 @@ fn m18_counted_message_ids_differ_per_request_and_are_never_the_call_id() {
 
 #[test]
 fn m26_the_router_keeps_every_reply_it_handed_back() {
-    let arming = MessagingArming {
-        recipients: vec![recipient(bob(), SendGrant::Unbounded)],
+    let arming = MessagingOptions {
+        recipients: vec![recipient(bob(), SendOption::Granted)],
         router: Some(ReplyShape::ChangedPurpose),
-        ..MessagingArming::default()
+        ..MessagingOptions::default()
     };
     let world = world(arming.clone());
     assert!(send(&kernel(&world, &arming), &bob(), "m-1").is_accepted());

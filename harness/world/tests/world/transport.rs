@@ -6,7 +6,10 @@ use sharedos_kernel::ports::{MessageRequestRouter, MessageTransport};
 use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, context, owner, NOW, PURPOSE, TRACE_ID};
-use sharedos_world::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode, ROUTE_LEASE_REVOKED};
+use sharedos_world::transport::{
+    RecordingTransport, ReplyRouter, ReplyShape, TransportMode, CARRIER_UNAVAILABLE, RECIPIENT_UNREACHABLE,
+    ROUTE_LEASE_REVOKED,
+};
 use std::rc::Rc;
 
 fn envelope(id: &str) -> MessageEnvelope {
@@ -68,10 +71,12 @@ fn a_lease_armed_at_zero_refuses_the_first_dispatch() {
 
 #[test]
 fn transport_modes_reject_fail_deliver_or_throw() {
-    let transport = RecordingTransport::new(TransportMode::Rejecting("recipient_offline".into()));
-    assert_eq!(deliver(&transport, "m-1").error().unwrap().code, "recipient_offline");
-    transport.set_mode(TransportMode::Failing("carrier_down".into()));
-    assert!(matches!(deliver(&transport, "m-2"), MessageDeliveryResult::Failed { .. }));
+    let transport = RecordingTransport::new(TransportMode::Rejecting);
+    assert_eq!(deliver(&transport, "m-1").error().unwrap().code, RECIPIENT_UNREACHABLE);
+    transport.set_mode(TransportMode::Failing);
+    let failed = deliver(&transport, "m-2");
+    assert!(matches!(failed, MessageDeliveryResult::Failed { .. }));
+    assert_eq!(failed.error().unwrap().code, CARRIER_UNAVAILABLE);
     transport.set_mode(TransportMode::Delivering);
     assert!(matches!(deliver(&transport, "m-3"), MessageDeliveryResult::Delivered { .. }));
     transport.set_mode(TransportMode::Throwing);

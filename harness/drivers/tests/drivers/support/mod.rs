@@ -23,7 +23,8 @@ use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, context, segments, DRAFT_FILE, NOW, POLICY_FILE, PURPOSE, TRACE_ID};
 use sharedos_world::file_store::FileAction;
 use sharedos_world::file_tools::{definition, FileTool};
-use sharedos_world::fixtures::{WorldFixtures, WorldOptions};
+use sharedos_world::fixtures::WorldFixtures;
+use sharedos_world::options::{EscalationMode, WorldOptions};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,7 +98,7 @@ impl World {
     /// A world whose escalation grant is withheld.
     pub fn without_escalation() -> World {
         let mut options = WorldOptions::default();
-        options.grants.escalation_withheld = true;
+        options.escalation = Some(EscalationMode::Withheld);
         World::build(&options)
     }
 

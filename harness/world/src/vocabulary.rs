@@ -7,14 +7,14 @@
 //! world option revoking a grant the world never issues. Both lists are read
 //! off the world's fixtures, so a new fixture cannot be forgotten here.
 
+use crate::broker::NOTION_SEARCH;
+use crate::file_store::FileAction;
+use crate::file_tools::tool_name;
+use crate::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
+use crate::grants::{grant_set, GrantOptions};
+use crate::ledger_tools::LedgerTool;
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;
 use sharedos_port::escalation::ESCALATION_TOOL;
-use sharedos_world::broker::NOTION_SEARCH;
-use sharedos_world::file_store::FileAction;
-use sharedos_world::file_tools::tool_name;
-use sharedos_world::fixture_tools::{Fixture, ADMIN_GRANT_ISSUE};
-use sharedos_world::grants::{grant_set, GrantOptions};
-use sharedos_world::ledger_tools::LedgerTool;
 
 /// Every tool name the conformance world registers, offers in its turn
 /// request, or deliberately leaves unregistered, in registration order: the
