@@ -5,12 +5,12 @@ use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
-use sharedos_conformance::column::columns;
-use sharedos_conformance::golden::{bless, compare, GoldenComparison};
-use sharedos_conformance::loader::{load_suite, Suite};
-use sharedos_conformance::output::write_if_changed;
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::output::atomic::write_if_changed;
+use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
+use sharedos_conformance::output::report::{run_and_report, Report};
+use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, PlannedCell, Selection};
-use sharedos_conformance::run::report::{run_and_report, Report};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -6,8 +6,8 @@
 //! golden or report file, then `finished` with the counts.
 
 use serde_json::{json, Value};
-use sharedos_conformance::judge::RULES_VERSION;
-use sharedos_conformance::run::report::Report;
+use sharedos_conformance::grade::judge::RULES_VERSION;
+use sharedos_conformance::output::report::Report;
 use std::collections::BTreeMap;
 
 /// How a run cell compares with its golden file.

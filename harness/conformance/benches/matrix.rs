@@ -8,16 +8,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, Criterion};
-use sharedos_conformance::column::{column, ADVERSARY};
-use sharedos_conformance::golden::{CellKey, GoldenComparison};
-use sharedos_conformance::loader::{load_suite, Suite};
-use sharedos_conformance::record::assemble::assemble_record;
+use sharedos_conformance::identity::record_hashes::record_hash;
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
+use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::cell::{assembly_input, run_cell, Identity, RecordContext};
-use sharedos_conformance::run::hashes::record_hash;
+use sharedos_conformance::run::column::{column, ADVERSARY};
 use sharedos_conformance::run::matrix::{locate, plan, Selection};
-use sharedos_conformance::run::report::{run_and_report, Report};
+use sharedos_conformance::run::record::assemble::assemble_record;
 use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
-use sharedos_conformance::world::World;
+use sharedos_conformance::run::world::World;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::tool::ToolDefinition;
 use std::hint::black_box;

@@ -11,7 +11,7 @@ use criterion::{criterion_group, Criterion};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_conformance::run::request::turn_request;
-use sharedos_conformance::world::World;
+use sharedos_conformance::run::world::World;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};

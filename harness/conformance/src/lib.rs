@@ -1,21 +1,26 @@
+//! The conformance core: a cell's whole life, stage by stage.
+//!
+//! ```text
+//! input     cases/*.json, adversaries/*.json ──> Suite (refused whole, with file and pointer)
+//!   │
+//! run       for each (case, condition, column): World::build ──> seat ──> turns on a
+//!   │       paused clock ──> an ExecutionRecord per turn (plus host-driven messaging)
+//!   │
+//! grade     receipts + the last record + host attempts ──> judge (once) ──> cell verdict
+//!   │
+//! output    snapshot ──> golden compare; manifest ──> Markdown; atomic file writes
+//!
+//! identity  every hash a manifest or record carries, and every domain tag
+//! ```
+//!
+//! Each stage reads only what the stages above it produced: `input` knows
+//! nothing of running, `grade` reads records and receipts but never runs a
+//! turn, `output` renders what `grade` decided. [`run::matrix`] drives a whole
+//! run; [`output::report`] turns it into the manifest.
 #![forbid(unsafe_code)]
-pub mod adversary;
-pub mod attempt_call;
-pub mod case;
-pub mod column;
-pub mod evidence;
-pub mod golden;
+
+pub mod grade;
 pub mod identity;
-pub mod judge;
-pub mod loader;
-pub mod manifest;
-pub mod markdown;
-pub mod messaging;
+pub mod input;
 pub mod output;
-pub mod receipt;
-pub mod record;
 pub mod run;
-pub mod script;
-pub mod transcript;
-pub mod world;
-pub mod world_options;

@@ -7,8 +7,8 @@
 //! rewrites the golden files of the trials it runs instead of comparing.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use sharedos_conformance::golden::{bless, compare, GoldenComparison};
-use sharedos_conformance::loader::{load_suite, Suite};
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::run::matrix::{plan, run_planned, PlannedCell, Selection};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,26 +1,26 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
 //! clock, a record per turn, the judge over the last record.
 
-use super::hashes::{
+use super::memos::RunMemos;
+use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
+use crate::grade::completeness::check_completeness;
+use crate::grade::judge::cell::assemble_cell;
+use crate::grade::judge::{judge, GradingInput, TurnFacts};
+use crate::grade::messaging::host_attempts;
+use crate::grade::receipt::{receipts_from_record, AttemptReceipt};
+use crate::identity::record_hashes::{
     evaluator_hash, policy_hash, policy_hash_of_canonical_tools, record_hash, spec_hash, world_hash_of_canonical,
     WorldDescription,
 };
-use super::memos::RunMemos;
-use super::snapshot::cell_snapshot;
-use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
-use crate::case::{Case, Condition};
-use crate::column::{column, ColumnKind};
-use crate::golden::{CellKey, GoldenComparison, Snapshot};
-use crate::judge::cell::assemble_cell;
-use crate::judge::{judge, GradingInput, TurnFacts};
-use crate::manifest::{Cell, CellEvidence, TurnEvidence};
-use crate::messaging::grading::Regrading;
-use crate::messaging::MessagingRun;
-use crate::receipt::{receipts_from_record, AttemptReceipt};
-use crate::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
-use crate::record::completeness::check_completeness;
-use crate::script::AttackScript;
-use crate::world::{World, WorldError};
+use crate::input::case::{Case, Condition};
+use crate::input::script::AttackScript;
+use crate::output::golden::{CellKey, GoldenComparison, Snapshot};
+use crate::output::manifest::{Cell, CellEvidence, TurnEvidence};
+use crate::output::snapshot::cell_snapshot;
+use crate::run::column::{column, ColumnKind};
+use crate::run::messaging::MessagingRun;
+use crate::run::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
+use crate::run::world::{World, WorldError};
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
 use sharedos_model::message::PROTOCOL_VERSION;
@@ -178,6 +178,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
         .last()
         .map(|t| TurnFacts::read(&t.result, world.ledger.as_deref()).with_after_result(after_result))
         .unwrap_or_default();
+    let host_attempts = host_attempts(&messaging, &world, &turns);
     let judgement = judge(&GradingInput {
         script,
         expect_turn: condition.expect_turn.as_ref(),
@@ -186,9 +187,8 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
         completeness: &completeness,
         limits: &limits,
         facts: &facts,
+        host_attempts: &host_attempts,
     });
-    let with = Regrading { script, completeness: &completeness, world: &world, turns: &turns };
-    let judgement = messaging.regrade(judgement, &with);
     let turn_count = u32::try_from(turns.len()).unwrap_or(u32::MAX);
     let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
     let evidence = evidence_of(&key, &records)?;

@@ -3,14 +3,14 @@
 
 use super::cell::{run_cell, CellError, CellRun, Row};
 use super::memos::{RunMemos, SharedMemos};
-use crate::case::{Case, Condition};
-use crate::column::{columns, ColumnSpec};
-use crate::golden::{compare, CellKey};
-use crate::judge::cell::declared_cell;
-use crate::judge::CellStatus;
-use crate::loader::Suite;
-use crate::manifest::Cell;
-use crate::script::AttackScript;
+use crate::grade::judge::cell::declared_cell;
+use crate::grade::judge::CellStatus;
+use crate::input::case::{Case, Condition};
+use crate::input::loader::Suite;
+use crate::input::script::AttackScript;
+use crate::output::golden::{compare, CellKey};
+use crate::output::manifest::Cell;
+use crate::run::column::{columns, ColumnSpec};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};

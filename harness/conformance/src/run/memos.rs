@@ -1,8 +1,8 @@
 //! What one worker remembers between the rows it runs.
 
 use super::cell::{CellError, WorldIdentity};
-use super::hashes::policy_hash_of_canonical_tools;
-use crate::world::{WorldMemos, WORLD_CAPACITY};
+use crate::identity::record_hashes::policy_hash_of_canonical_tools;
+use crate::run::world::{WorldMemos, WORLD_CAPACITY};
 use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_model::canonical::{canonical_bytes, CanonicalError};
@@ -127,7 +127,7 @@ impl RunMemos {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::{RunMemos, SharedMemos};
-    use crate::world::World;
+    use crate::run::world::World;
     use sharedos_drivers::vendor::Vendor;
     use sharedos_model::tool::ToolDefinition;
     use sharedos_world::options::WorldOptions;
@@ -170,13 +170,13 @@ mod tests {
         let world = World::build(&WorldOptions::default()).unwrap();
         let tools = memos.tool_bytes(&world.requested_tools).unwrap();
         let enabled = world.enabled_tool_namespaces();
-        let direct = crate::run::hashes::policy_hash(&enabled, &world.requested_tools).unwrap();
+        let direct = crate::identity::record_hashes::policy_hash(&enabled, &world.requested_tools).unwrap();
         assert_eq!(memos.policy_hash(&enabled, &tools).unwrap(), direct);
         assert_eq!(memos.policy_hash(&enabled, &tools).unwrap(), direct, "remembered");
         let fewer = &enabled[1..];
         assert_eq!(
             memos.policy_hash(fewer, &tools).unwrap(),
-            crate::run::hashes::policy_hash(fewer, &world.requested_tools).unwrap(),
+            crate::identity::record_hashes::policy_hash(fewer, &world.requested_tools).unwrap(),
             "keyed by namespaces"
         );
     }

@@ -1,6 +1,6 @@
 //! The turn request a cell hands the envelope (10-conformance §3.8).
 
-use crate::world::World;
+use crate::run::world::World;
 use serde_json::Map;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest};
@@ -55,5 +55,5 @@ pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, t
         options: has_limits.then_some(limits),
         metadata: None,
     };
-    crate::messaging::inbound::built_for(request, options.messaging.as_ref())
+    crate::run::messaging::inbound::built_for(request, options.messaging.as_ref())
 }

@@ -2,11 +2,11 @@
 //! standard loop with a driver fed what the script says the seat says.
 
 use super::memos::RunMemos;
-use crate::adversary::Adversary;
-use crate::attempt_call::IssueContext;
-use crate::column::ColumnKind;
-use crate::script::AttackScript;
-use crate::transcript::{
+use crate::input::script::AttackScript;
+use crate::run::adversary::Adversary;
+use crate::run::attempt_call::IssueContext;
+use crate::run::column::ColumnKind;
+use crate::run::transcript::{
     declared_step_position, seat_calls, seat_ending, seat_prompt, vendor_batches, SeatCall, SeatEnding, NEVER_MS,
 };
 use serde_json::{json, Value};

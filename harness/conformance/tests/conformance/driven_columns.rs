@@ -8,9 +8,9 @@ use crate::support;
 
 use support::committed_suite;
 
-use sharedos_conformance::column::columns;
-use sharedos_conformance::judge::CellStatus;
-use sharedos_conformance::manifest::Cell;
+use sharedos_conformance::grade::judge::CellStatus;
+use sharedos_conformance::output::manifest::Cell;
+use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, run_all, Selection};
 use std::collections::BTreeMap;
 

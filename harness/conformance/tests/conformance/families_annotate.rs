@@ -7,7 +7,7 @@ use crate::support;
 use support::{adversary_run, committed_suite};
 
 use serde_json::{json, Value};
-use sharedos_conformance::loader::Suite;
+use sharedos_conformance::input::loader::Suite;
 use sharedos_conformance::run::cell::CellRun;
 
 fn suite() -> Suite {

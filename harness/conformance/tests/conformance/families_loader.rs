@@ -7,9 +7,10 @@ use crate::support;
 use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
-use sharedos_conformance::case::Family;
-use sharedos_conformance::loader::{load_suite, LoadError};
-use sharedos_conformance::script::{MoveKind, TerminalKind};
+use sharedos_conformance::input::case::Family;
+use sharedos_conformance::input::error::{LoadError, LoadErrorKind};
+use sharedos_conformance::input::loader::load_suite;
+use sharedos_conformance::input::script::{MoveKind, TerminalKind};
 use std::path::{Path, PathBuf};
 
 /// A throwaway suite holding one script and one case.
@@ -188,7 +189,7 @@ const CASE: &str = "cases/drain-sample.json";
 #[test]
 fn a_step_naming_two_actions_is_refused_at_the_second() {
     let error = refused_script("two-actions", with(sample_script(), "/attempts/1/read", json!("draining")));
-    assert!(matches!(error, LoadError::InvalidAttempt { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::InvalidAttempt, "{error}");
     at(&error, SCRIPT, "/attempts/1/read");
 }
 
@@ -203,7 +204,7 @@ fn timing_flags_are_refused_where_they_mean_nothing() {
     ];
     for (name, pointer, value, refused_at) in cases {
         let error = refused_script(name, with(sample_script(), pointer, value));
-        assert!(matches!(error, LoadError::InvalidAttempt { .. }), "{name}: {error}");
+        assert!(error.kind == LoadErrorKind::InvalidAttempt, "{name}: {error}");
         at(&error, SCRIPT, refused_at);
     }
     let late_inspection = json!({"id": "walk", "role": "probe", "description": "d", "inspect": "grant_material", "afterClose": true, "expect": {"statuses": ["denied"]}});
@@ -214,10 +215,10 @@ fn timing_flags_are_refused_where_they_mean_nothing() {
 #[test]
 fn an_instant_past_the_longest_turn_is_out_of_bounds() {
     let error = refused_script("late-instant", with(sample_script(), "/attempts/0/atMs", json!(600_001)));
-    assert!(matches!(error, LoadError::OutOfBounds { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::OutOfBounds, "{error}");
     at(&error, SCRIPT, "/attempts/0/atMs");
     let error = refused_script("negative-instant", with(sample_script(), "/attempts/0/atMs", json!(-1)));
-    assert!(matches!(error, LoadError::OutOfBounds { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::OutOfBounds, "{error}");
     at(&error, SCRIPT, "/attempts/0/atMs");
 }
 
@@ -225,7 +226,7 @@ fn an_instant_past_the_longest_turn_is_out_of_bounds() {
 fn a_rejection_excludes_statuses_and_belongs_to_calls() {
     let both = json!({"rejection": "interrupted", "statuses": ["failed"]});
     let error = refused_script("rejection-and-status", with(sample_script(), "/attempts/0/expect", both));
-    assert!(matches!(error, LoadError::InvalidAttempt { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::InvalidAttempt, "{error}");
     at(&error, SCRIPT, "/attempts/0/expect/rejection");
     let error = refused_script(
         "rejected-note",
@@ -236,23 +237,23 @@ fn a_rejection_excludes_statuses_and_belongs_to_calls() {
     let error = refused_script("boundary-on-a-note", with(sample_script(), "/attempts/1/expect", boundary));
     at(&error, SCRIPT, "/attempts/1/expect/refusedBy");
     let error = refused_script("no-statuses", with(sample_script(), "/attempts/1/expect", json!({})));
-    assert!(matches!(error, LoadError::OutOfBounds { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::OutOfBounds, "{error}");
     at(&error, SCRIPT, "/attempts/1/expect/statuses");
     let error = refused_script(
         "unknown-rejection",
         with(sample_script(), "/attempts/0/expect", json!({"rejection": "vanished"})),
     );
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
     at(&error, SCRIPT, "/attempts/0/expect/rejection");
 }
 
 #[test]
 fn an_unknown_key_in_a_step_action_is_refused() {
     let error = refused_script("annotate-extra", with(sample_script(), "/attempts/1/annotate/when", json!(1)));
-    assert!(matches!(error, LoadError::UnknownKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownKey, "{error}");
     at(&error, SCRIPT, "/attempts/1/annotate/when");
     let error = refused_script("read-unknown", with(sample_script(), "/attempts/3/read", json!("deadline")));
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
 }
 
 // ---- endings -----------------------------------------------------------------
@@ -286,7 +287,7 @@ fn each_ending_needs_its_own_fields_and_refuses_the_others() {
         at(&error, SCRIPT, pointer);
     }
     let error = refused_script("unknown-ending", with(sample_script(), "/terminal", json!({"type": "vanish"})));
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
     at(&error, SCRIPT, "/terminal/type");
 }
 
@@ -303,13 +304,13 @@ fn envelope_world_options_are_bounded() {
     ];
     for (name, key, value) in cases {
         let error = refused_case(name, with(sample_case(), &format!("{WORLD}/{key}"), value));
-        assert!(matches!(error, LoadError::OutOfBounds { .. }), "{name}: {error}");
+        assert!(error.kind == LoadErrorKind::OutOfBounds, "{name}: {error}");
         at(&error, CASE, &format!("{WORLD}/{key}"));
     }
     let error = refused_case("slow-ledger", with(sample_case(), &format!("{WORLD}/ledger/transferMs"), json!(600_001)));
     at(&error, CASE, &format!("{WORLD}/ledger/transferMs"));
     let error = refused_case("ledger-key", with(sample_case(), &format!("{WORLD}/ledger/accounts"), json!(3)));
-    assert!(matches!(error, LoadError::UnknownKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownKey, "{error}");
 }
 
 #[test]
@@ -335,26 +336,26 @@ fn an_audit_write_is_chosen_with_exactly_the_fields_it_needs() {
         "unknown-record",
         with(sample_case(), &format!("{WORLD}/auditFailsAt"), json!({"record": "turn_end"})),
     );
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
 }
 
 #[test]
 fn a_request_classification_names_a_known_tool_once() {
     let unknown = json!([{"tool": "ledger.mint", "readWrite": "read"}]);
     let error = refused_case("unknown-tool", with(sample_case(), &format!("{WORLD}/requestClassifies"), unknown));
-    assert!(matches!(error, LoadError::UnknownTool { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownTool, "{error}");
     at(&error, CASE, &format!("{WORLD}/requestClassifies/0/tool"));
     let twice =
         json!([{"tool": "ledger.transfer", "readWrite": "read"}, {"tool": "ledger.transfer", "readWrite": "write"}]);
     let error = refused_case("twice", with(sample_case(), &format!("{WORLD}/requestClassifies"), twice));
-    assert!(matches!(error, LoadError::DuplicateEntry { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateEntry, "{error}");
     at(&error, CASE, &format!("{WORLD}/requestClassifies/1/tool"));
 }
 
 #[test]
 fn an_unknown_world_option_is_still_refused() {
     let error = refused_case("misspelt", with(sample_case(), &format!("{WORLD}/timeOutMs"), json!(1)));
-    assert!(matches!(error, LoadError::UnknownWorldOption { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownWorldOption, "{error}");
     at(&error, CASE, &format!("{WORLD}/timeOutMs"));
 }
 
@@ -382,19 +383,19 @@ fn turn_expectation_values_are_checked_at_their_pointer() {
         at(&error, CASE, &pointer);
     }
     let error = refused_case("maybe", with(sample_case(), &format!("{TURN}/retryable"), json!("maybe")));
-    assert!(matches!(error, LoadError::WrongType { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::WrongType, "{error}");
     at(&error, CASE, &format!("{TURN}/retryable"));
     let error = refused_case("unknown-expectation", with(sample_case(), &format!("{TURN}/finishedBy"), json!("x")));
-    assert!(matches!(error, LoadError::UnknownKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownKey, "{error}");
     let error = refused_case("no-status", without(sample_case(), &format!("{TURN}/status")));
-    assert!(matches!(error, LoadError::MissingKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::MissingKey, "{error}");
 }
 
 #[test]
 fn a_not_applicable_declaration_names_a_column_id_and_gives_a_reason() {
     let bad_id = json!({"Model Scripted": "reason"});
     let error = refused_case("bad-column", with(sample_case(), "/conditions/0/notApplicableIn", bad_id));
-    assert!(matches!(error, LoadError::OutOfBounds { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::OutOfBounds, "{error}");
     at(&error, CASE, "/conditions/0/notApplicableIn/Model Scripted");
     let blank = json!({"model-scripted": ""});
     let error = refused_case("blank-reason", with(sample_case(), "/conditions/0/notApplicableIn", blank));
@@ -404,6 +405,6 @@ fn a_not_applicable_declaration_names_a_column_id_and_gives_a_reason() {
 #[test]
 fn an_unknown_family_is_refused() {
     let error = refused_case("family", with(sample_case(), "/family", json!("latency")));
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
     at(&error, CASE, "/family");
 }

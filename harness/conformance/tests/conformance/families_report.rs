@@ -2,12 +2,14 @@
 //! order, and the Markdown prints a family × column summary of verdicts and
 //! then the rows family by family.
 
-use sharedos_conformance::case::Family;
-use sharedos_conformance::judge::cell::declared_cell;
-use sharedos_conformance::judge::CellStatus;
-use sharedos_conformance::manifest::{build_manifest, Cell, ColumnHeader, FamilyRow, ManifestInput, ManifestRow};
-use sharedos_conformance::markdown::render_markdown;
-use sharedos_conformance::script::MoveKind;
+use sharedos_conformance::grade::judge::cell::declared_cell;
+use sharedos_conformance::grade::judge::CellStatus;
+use sharedos_conformance::input::case::Family;
+use sharedos_conformance::input::script::MoveKind;
+use sharedos_conformance::output::manifest::{
+    build_manifest, Cell, ColumnHeader, FamilyRow, ManifestInput, ManifestRow,
+};
+use sharedos_conformance::output::markdown::render_markdown;
 
 const HASH: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 

@@ -7,11 +7,11 @@ use crate::judging;
 
 use judging::{call, grade_with_facts, operation, receipt, record, script};
 use serde_json::{json, Value};
-use sharedos_conformance::case::TurnExpectation;
-use sharedos_conformance::judge::attempt::{AttemptGrade, GradingLimits};
-use sharedos_conformance::judge::{CellStatus, Judgement, TurnFacts};
-use sharedos_conformance::receipt::AttemptReceipt;
-use sharedos_conformance::script::AttackScript;
+use sharedos_conformance::grade::judge::attempt::{AttemptGrade, GradingLimits};
+use sharedos_conformance::grade::judge::{CellStatus, Judgement, TurnFacts};
+use sharedos_conformance::grade::receipt::AttemptReceipt;
+use sharedos_conformance::input::case::TurnExpectation;
+use sharedos_conformance::input::script::AttackScript;
 use sharedos_model::record::{EscalationAsked, ExecutionRecord};
 use std::collections::BTreeMap;
 

@@ -6,13 +6,14 @@ use crate::support;
 use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
-use sharedos_conformance::case::Family;
-use sharedos_conformance::identity::{
+use sharedos_conformance::identity::case_set::{
     case_set_hash, case_set_identity, HASHED_ATTEMPT_FIELDS, HASHED_CASE_FIELDS, HASHED_CONDITION_FIELDS,
     HASHED_SCRIPT_FIELDS,
 };
-use sharedos_conformance::loader::{load_suite, LoadError, Suite};
-use sharedos_conformance::script::MoveKind;
+use sharedos_conformance::input::case::Family;
+use sharedos_conformance::input::error::{LoadError, LoadErrorKind};
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::input::script::MoveKind;
 use sharedos_world::options::WorldOptions;
 use sharedos_world::vocabulary::{known_grants, known_tools};
 use std::collections::BTreeSet;
@@ -241,7 +242,7 @@ fn invalid_json_is_refused_with_its_location() {
     let fixture = Fixture::new("invalid-json");
     fixture.write_text("cases/sample.json", "{\"id\": \"sample\",\n  \"family\": }");
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::InvalidJson { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::InvalidJson, "{error}");
     assert_eq!(error.file(), Path::new("cases/sample.json"));
     assert!(error.expected().contains("line 2"), "{error}");
 }
@@ -251,7 +252,7 @@ fn trailing_content_after_the_document_is_refused() {
     let fixture = Fixture::new("trailing");
     let text = format!("{} {{}}", serde_json::to_string(&sample_case()).unwrap());
     fixture.write_text("cases/sample.json", &text);
-    assert!(matches!(fixture.refusal(), LoadError::InvalidJson { .. }));
+    assert!(fixture.refusal().kind == LoadErrorKind::InvalidJson);
 }
 
 #[test]
@@ -259,7 +260,7 @@ fn an_unknown_key_is_refused_at_its_pointer() {
     let fixture = Fixture::new("unknown-key");
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/1/expect/reasonCode", json!("x")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownKey, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/1/expect/reasonCode");
 }
 
@@ -271,7 +272,7 @@ fn a_repeated_key_is_refused() {
         &serde_json::to_string(&sample_case()).unwrap().replacen("{\"$schema\"", "{\"id\":\"sample\",\"$schema\"", 1),
     );
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DuplicateKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateKey, "{error}");
 }
 
 #[test]
@@ -281,7 +282,7 @@ fn a_missing_key_is_refused() {
     case["conditions"][0].as_object_mut().unwrap().remove("world");
     fixture.write("cases/sample.json", &case);
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::MissingKey { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::MissingKey, "{error}");
     assert_refused(&error, "cases/sample.json", "/conditions/0");
     assert!(error.expected().contains("world"), "{error}");
 }
@@ -291,7 +292,7 @@ fn a_wrong_type_is_refused_at_its_pointer() {
     let fixture = Fixture::new("wrong-type");
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/0/turn", json!("first")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::WrongType { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::WrongType, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/0/turn");
 }
 
@@ -309,7 +310,7 @@ fn out_of_bounds_values_are_refused_at_their_pointer() {
         let fixture = Fixture::new(&format!("bounds-{i}"));
         fixture.write("adversaries/kernel.sample.json", &script_with(pointer, value));
         let error = fixture.refusal();
-        assert!(matches!(error, LoadError::OutOfBounds { .. }), "{pointer}: {error}");
+        assert!(error.kind == LoadErrorKind::OutOfBounds, "{pointer}: {error}");
         assert_refused(&error, "adversaries/kernel.sample.json", pointer);
     }
 }
@@ -319,7 +320,7 @@ fn world_option_values_out_of_bounds_are_refused() {
     let fixture = Fixture::new("world-bounds");
     fixture.write("cases/sample.json", &case_with("/conditions/1/world/maxSteps", json!(0)));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::OutOfBounds { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::OutOfBounds, "{error}");
     assert_refused(&error, "cases/sample.json", "/conditions/1/world/maxSteps");
 }
 
@@ -328,7 +329,7 @@ fn an_unknown_world_option_is_refused_and_reads_well() {
     let fixture = Fixture::new("unknown-option");
     fixture.write("cases/sample.json", &case_with("/conditions/0/world/bogus", json!(true)));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownWorldOption { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownWorldOption, "{error}");
     assert_refused(&error, "cases/sample.json", "/conditions/0/world/bogus");
     let text = error.to_string();
     assert!(
@@ -343,7 +344,7 @@ fn an_unknown_move_kind_is_refused() {
     let fixture = Fixture::new("unknown-kind");
     fixture.write("adversaries/kernel.sample.json", &script_with("/kind", json!("read_to_write")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownMoveKind { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownMoveKind, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/kind");
 }
 
@@ -352,7 +353,7 @@ fn an_unknown_role_or_status_is_an_unknown_value() {
     let fixture = Fixture::new("unknown-value");
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/1/expect/statuses/0", json!("refused")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownValue { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownValue, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/1/expect/statuses/0");
 }
 
@@ -361,7 +362,7 @@ fn an_unknown_tool_is_refused() {
     let fixture = Fixture::new("unknown-tool");
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/1/tool", json!("files.shred")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownTool { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownTool, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/1/tool");
 }
 
@@ -376,7 +377,7 @@ fn an_unknown_grant_in_a_world_option_is_refused() {
         ),
     );
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::UnknownGrant { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::UnknownGrant, "{error}");
     assert_refused(&error, "cases/sample.json", "/conditions/1/world/revokedAfterTurn/grantIds/1");
 }
 
@@ -387,12 +388,12 @@ fn an_attempt_must_name_a_tool_or_an_inspection() {
     script["attempts"][0].as_object_mut().unwrap().remove("tool");
     fixture.write("adversaries/kernel.sample.json", &script);
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::InvalidAttempt { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::InvalidAttempt, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/0");
 
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/0/inspect", json!("grant_material")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::InvalidAttempt { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::InvalidAttempt, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/0/inspect");
 }
 
@@ -401,7 +402,7 @@ fn r18_a_repeated_attempt_id_is_refused() {
     let fixture = Fixture::new("duplicate-attempt");
     fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/1/id", json!("read-the-target")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DuplicateEntry { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateEntry, "{error}");
     assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/1/id");
 }
 
@@ -410,7 +411,7 @@ fn a_repeated_condition_id_is_refused() {
     let fixture = Fixture::new("duplicate-condition");
     fixture.write("cases/sample.json", &case_with("/conditions/1/id", json!("baseline")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DuplicateEntry { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateEntry, "{error}");
     assert_refused(&error, "cases/sample.json", "/conditions/1/id");
 }
 
@@ -419,7 +420,7 @@ fn r18_a_script_id_declared_by_two_files_is_refused() {
     let fixture = Fixture::new("duplicate-script");
     fixture.write("adversaries/kernel.sample2.json", &sample_script());
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DuplicateId { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateId, "{error}");
     assert_refused(&error, "adversaries/kernel.sample2.json", "/id");
     assert!(error.expected().contains("adversaries/kernel.sample.json"), "{error}");
 }
@@ -429,7 +430,7 @@ fn a_case_id_declared_by_two_files_is_refused() {
     let fixture = Fixture::new("duplicate-case");
     fixture.write("cases/sample2.json", &sample_case());
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DuplicateId { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DuplicateId, "{error}");
     assert_refused(&error, "cases/sample2.json", "/id");
 }
 
@@ -438,7 +439,7 @@ fn a_case_naming_a_missing_adversary_is_refused() {
     let fixture = Fixture::new("dangling");
     fixture.write("cases/sample.json", &case_with("/adversary", json!("kernel.absent")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::DanglingAdversary { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::DanglingAdversary, "{error}");
     assert_refused(&error, "cases/sample.json", "/adversary");
 }
 
@@ -447,7 +448,7 @@ fn an_id_that_differs_from_its_file_name_is_refused() {
     let fixture = Fixture::new("mismatch");
     fixture.write("cases/other.json", &case_with("/id", json!("another")));
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::IdMismatch { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::IdMismatch, "{error}");
     assert_refused(&error, "cases/other.json", "/id");
 }
 
@@ -456,7 +457,7 @@ fn a_missing_folder_is_unreadable() {
     let fixture = Fixture::new("no-cases");
     std::fs::remove_dir_all(fixture.root.join("cases")).unwrap();
     let error = fixture.refusal();
-    assert!(matches!(error, LoadError::Unreadable { .. }), "{error}");
+    assert!(error.kind == LoadErrorKind::Unreadable, "{error}");
     assert_eq!(error.file(), Path::new("cases"));
 }
 
@@ -579,7 +580,7 @@ fn a_subset_of_cases_has_a_different_case_set_hash() {
 
 #[test]
 fn r39_an_expectation_needs_a_listed_status_and_for_a_refusal_a_listed_code() {
-    use sharedos_conformance::script::Expectation;
+    use sharedos_conformance::input::script::Expectation;
     use sharedos_model::tool::ToolStatus;
     let pinned: Expectation =
         serde_json::from_value(json!({"statuses": ["denied", "succeeded"], "reasonCodes": ["no_matching_grant"]}))

@@ -2,16 +2,16 @@
 //! (10-conformance §1.3, §1.4, §1.8, §6.6; design §5).
 
 use serde_json::{json, Value};
-use sharedos_conformance::case::{Family, TurnExpectation};
-use sharedos_conformance::evidence::evidence_line;
-use sharedos_conformance::judge::cell::declared_cell;
-use sharedos_conformance::judge::CellStatus;
-use sharedos_conformance::manifest::{
+use sharedos_conformance::grade::judge::cell::declared_cell;
+use sharedos_conformance::grade::judge::CellStatus;
+use sharedos_conformance::input::case::{Family, TurnExpectation};
+use sharedos_conformance::input::script::MoveKind;
+use sharedos_conformance::output::evidence::evidence_line;
+use sharedos_conformance::output::manifest::{
     build_manifest, evidence_root, manifest_json, prompt_set_hash, strict_failures, Cell, CellEvidence, ColumnHeader,
     FamilyRow, Manifest, ManifestInput, ManifestRow, TurnEvidence, HASH_SCHEME,
 };
-use sharedos_conformance::markdown::render_markdown;
-use sharedos_conformance::script::MoveKind;
+use sharedos_conformance::output::markdown::render_markdown;
 use sharedos_model::audit::Source;
 use sharedos_model::execution::ExecutionStatus;
 

@@ -2,11 +2,11 @@
 //! (10-conformance §2.7, §4.5).
 
 use serde_json::{json, Value};
-use sharedos_conformance::receipt::{
+use sharedos_conformance::grade::receipt::{
     derived_call_id, live_receipts_from_record, read_adversarial_report, receipts_from_record, AttemptReceipt,
     NO_OPERATION,
 };
-use sharedos_conformance::script::AttackScript;
+use sharedos_conformance::input::script::AttackScript;
 use sharedos_model::execution::ExecutionResult;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_model::tool::ToolStatus;

@@ -1,10 +1,11 @@
 //! Record assembly, completeness and redaction (10-conformance §5).
 
 use serde_json::{json, Value};
-use sharedos_conformance::record::{
-    assemble_record, check_completeness, check_redaction, AssemblyError, AssemblyInput, CostInput, GapSeverity,
-    SystemInput,
+use sharedos_conformance::grade::completeness::{check_completeness, GapSeverity};
+use sharedos_conformance::run::record::assemble::{
+    assemble_record, AssemblyError, AssemblyInput, CostInput, SystemInput,
 };
+use sharedos_conformance::run::record::redaction::check_redaction;
 use sharedos_model::audit::{AuditEvent, Source};
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult, ExecutionStatus};
 use sharedos_model::record::{

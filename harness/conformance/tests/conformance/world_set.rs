@@ -5,9 +5,9 @@
 
 use crate::support;
 
-use sharedos_conformance::identity::case_set_hash;
+use sharedos_conformance::identity::case_set::case_set_hash;
+use sharedos_conformance::output::report::{build_report, world_set_hash};
 use sharedos_conformance::run::matrix::{plan, run_all, Selection};
-use sharedos_conformance::run::report::{build_report, world_set_hash};
 use support::committed_suite;
 
 fn only(cases: &[&str]) -> Selection {

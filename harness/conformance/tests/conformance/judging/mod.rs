@@ -2,14 +2,14 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{json, Value};
-use sharedos_conformance::case::TurnExpectation;
-use sharedos_conformance::judge::attempt::GradingLimits;
-use sharedos_conformance::judge::cell::assemble_cell;
-use sharedos_conformance::judge::{judge, GradingInput, Judgement, TurnFacts};
-use sharedos_conformance::manifest::Cell;
-use sharedos_conformance::receipt::AttemptReceipt;
-use sharedos_conformance::record::{check_completeness, Completeness};
-use sharedos_conformance::script::AttackScript;
+use sharedos_conformance::grade::completeness::{check_completeness, Completeness};
+use sharedos_conformance::grade::judge::attempt::GradingLimits;
+use sharedos_conformance::grade::judge::cell::assemble_cell;
+use sharedos_conformance::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
+use sharedos_conformance::grade::receipt::AttemptReceipt;
+use sharedos_conformance::input::case::TurnExpectation;
+use sharedos_conformance::input::script::AttackScript;
+use sharedos_conformance::output::manifest::Cell;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::ExecutionRecord;
 
@@ -170,6 +170,7 @@ pub fn grade_with_facts(
         completeness: &completeness,
         limits,
         facts,
+        host_attempts: &[],
     });
     Graded { judgement, completeness }
 }

@@ -2,8 +2,8 @@
 //! Adversary-column cell run from it.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use sharedos_conformance::golden::CellKey;
-use sharedos_conformance::loader::{load_suite, Suite};
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::run::cell::CellRun;
 use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
 use std::path::{Path, PathBuf};

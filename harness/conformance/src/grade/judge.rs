@@ -1,0 +1,200 @@
+//! The grading rules: from receipts and a turn's record to a cell verdict.
+//!
+//! # Versions
+//!
+//! [`RULES_VERSION`] numbers *these* rules; it moves whenever a verdict for
+//! the same evidence could change.
+//!
+//! - Version 1 adopts the semantics of SharedOS's judge version 6
+//!   ([`ADOPTED_JUDGE_VERSION`]): per-attempt grading against receipts;
+//!   case status with and without a turn expectation; `refusedBy` read from
+//!   the record's operations; `endedBy` read from the record; an escalation
+//!   ending counts as asked when a call named the affordance, a runtime
+//!   announced it, or the record carries the runtime's `escalationAsked`
+//!   claim; and attempts left unissued because the envelope ended the turn
+//!   with the very ending the row expects count as structurally unreachable
+//!   rather than unexercised. A turn expectation may also state values of
+//!   the ending besides status and code (`retryable`, the instant it ended,
+//!   annotations, the lifted `promptHash` and `escalationAsked`, event
+//!   counts, ledger balances, and that nothing ran after the result); each
+//!   stated value is graded and named in the cell's detail. Rows that state
+//!   none are graded exactly as before.
+//!
+//! The rules are split by concern: [`attempt`] grades one declared attempt,
+//! [`status`] decides a case status, [`finding`] names why a cell did not
+//! pass, and [`cell`] assembles the manifest cell.
+
+pub mod attempt;
+pub mod cell;
+pub mod facts;
+pub mod finding;
+pub mod status;
+pub mod turn_values;
+
+pub use attempt::{AttemptGrade, AttemptOutcome, GradingLimits};
+pub use facts::TurnFacts;
+pub use finding::Finding;
+pub use status::TurnVerdict;
+
+use crate::grade::completeness::Completeness;
+use crate::grade::receipt::AttemptReceipt;
+use crate::input::case::TurnExpectation;
+use crate::input::script::AttackScript;
+use attempt::Excuses;
+use serde::{Deserialize, Serialize};
+use sharedos_model::record::ExecutionRecord;
+
+/// The version of this harness's grading rules.
+pub const RULES_VERSION: &str = "2";
+
+/// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
+pub const ADOPTED_JUDGE_VERSION: &str = "6";
+
+/// A cell's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[must_use]
+pub enum CellStatus {
+    /// Every declared attempt met its expectation, every control succeeded,
+    /// and the turn ended as expected when the row grades the ending.
+    Pass,
+    /// An attempt missed its expectation, the record a row depends on is
+    /// unusable, or a turn asked for its ending and ended otherwise.
+    Fail,
+    /// Something the row needs never happened (an attack never reached
+    /// SharedOS, a control did not succeed, an ending was never asked for):
+    /// evidence of nothing, and never a pass.
+    NotExercised,
+    /// The runtime structurally cannot make the row's attempts (declared by
+    /// the script or the column, or the turn was refused before it started).
+    NotApplicable,
+    /// SharedOS does not provide what the row is about; declared, never run.
+    NotImplemented,
+    /// Run and recorded, but SharedOS declares no guarantee on this path in
+    /// this column; kept out of pass and fail counts.
+    OutOfScope,
+}
+
+impl CellStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [CellStatus; 6] = [
+        CellStatus::Pass,
+        CellStatus::Fail,
+        CellStatus::NotExercised,
+        CellStatus::NotApplicable,
+        CellStatus::NotImplemented,
+        CellStatus::OutOfScope,
+    ];
+
+    /// The wire spelling (`not_exercised`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellStatus::Pass => "pass",
+            CellStatus::Fail => "fail",
+            CellStatus::NotExercised => "not_exercised",
+            CellStatus::NotApplicable => "not_applicable",
+            CellStatus::NotImplemented => "not_implemented",
+            CellStatus::OutOfScope => "out_of_scope",
+        }
+    }
+
+    /// The spelling for people (`not exercised`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            CellStatus::Pass => "pass",
+            CellStatus::Fail => "fail",
+            CellStatus::NotExercised => "not exercised",
+            CellStatus::NotApplicable => "not applicable",
+            CellStatus::NotImplemented => "not implemented",
+            CellStatus::OutOfScope => "out of scope",
+        }
+    }
+
+    /// True for the statuses that fail a build: `fail` and `not_exercised`.
+    /// Standing results (not implemented, out of scope) never do, so deleting
+    /// a row is never the way to a green build.
+    #[must_use]
+    pub fn breaks_build(self) -> bool {
+        matches!(self, CellStatus::Fail | CellStatus::NotExercised)
+    }
+}
+
+impl std::fmt::Display for CellStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything one cell is graded on.
+#[derive(Debug, Clone, Copy)]
+pub struct GradingInput<'a> {
+    /// The row's script.
+    pub script: &'a AttackScript,
+    /// The ending the condition requires, when the row grades it.
+    pub expect_turn: Option<&'a TurnExpectation>,
+    /// Receipts of every turn, concatenated.
+    pub receipts: &'a [AttemptReceipt],
+    /// The last turn's record (the one graded).
+    pub record: &'a ExecutionRecord,
+    /// Its completeness.
+    pub completeness: &'a Completeness,
+    /// What the column declares about attempts.
+    pub limits: &'a GradingLimits,
+    /// The last turn's facts outside its record (retryable, instants,
+    /// metadata, world effects).
+    pub facts: &'a TurnFacts,
+    /// Attempts graded outside the script: a messaging world's host
+    /// operations and effects expectation, listed ahead of the script's.
+    pub host_attempts: &'a [AttemptOutcome],
+}
+
+/// A cell's grading, before it is shaped into a manifest cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Judgement {
+    /// The verdict.
+    pub status: CellStatus,
+    /// Why it is not a pass (`None` on a pass).
+    pub finding: Option<Finding>,
+    /// Every declared attempt, graded, in declared order.
+    pub attempts: Vec<AttemptOutcome>,
+    /// The ending, when the row grades it.
+    pub turn: Option<TurnVerdict>,
+    /// Driver-issued attempts that were actually issued, in declared order.
+    pub driver_issued: Vec<String>,
+}
+
+impl Judgement {
+    /// The cell detail: the finding in words, or how a graded ending was met.
+    #[must_use]
+    pub fn detail(&self) -> Option<String> {
+        match (&self.finding, &self.turn) {
+            (Some(finding), _) => Some(finding.detail()),
+            (None, Some(turn)) => Some(finding::ending_met(turn)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Grades one cell.
+pub fn judge(input: &GradingInput<'_>) -> Judgement {
+    let turn = input.expect_turn.map(|expected| TurnVerdict::read(input.script, expected, input.record, input.facts));
+    let excuses = Excuses {
+        refused_before_start: turn.as_ref().is_some_and(|t| !t.runtime_started),
+        ended_as_expected_by_envelope: turn.as_ref().is_some_and(TurnVerdict::ended_as_expected_by_envelope),
+    };
+    let mut attempts = input.host_attempts.to_vec();
+    attempts.extend(attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses));
+    let finding = match &turn {
+        Some(turn) => status::with_turn(&attempts, turn),
+        None => status::attempts_only(input.script.kind, &attempts, input.completeness),
+    };
+    let driver_issued = attempts
+        .iter()
+        .filter(|a| a.attempted && input.limits.driver_issued.contains_key(&a.attempt_id))
+        .map(|a| a.attempt_id.clone())
+        .collect();
+    Judgement { status: status::status_of(finding.as_ref()), finding, attempts, turn, driver_issued }
+}

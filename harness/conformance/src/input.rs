@@ -1,0 +1,8 @@
+//! The suite as files state it: cases, attack scripts and world options,
+//! loaded and checked before anything runs.
+
+pub mod case;
+pub mod error;
+pub mod loader;
+pub mod script;
+pub mod world_options;

@@ -1,0 +1,437 @@
+//! The conformance manifest: SharedOS's manifest shape plus this harness's
+//! additions, with key order fixed by field order so the JSON is
+//! byte-stable.
+//!
+//! Additions to SharedOS's shape: `rulesVersion` and `hashScheme` after
+//! `judgeVersion`, `evidenceRoot` after `worldSetHash`, `families` before
+//! `rows`, and `turnExpectation` on a row that grades the turn's ending.
+//! Each addition is optional when read, so a SharedOS manifest (or one
+//! written before `causes` existed) still parses and renders.
+
+use crate::grade::judge::{CellStatus, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use crate::input::case::{Family, TurnExpectation};
+use crate::input::script::MoveKind;
+use serde::{Deserialize, Serialize, Serializer};
+use sharedos_model::audit::Source;
+use sharedos_model::canonical::{tagged_hash, CanonicalError};
+
+/// The manifest schema version.
+pub const MANIFEST_VERSION: &str = "1";
+/// How every hash in the manifest is computed: SHA-256 over a domain tag, a
+/// newline and the RFC 8785 canonical JSON of the value.
+pub const HASH_SCHEME: &str = "sha256-tagged-jcs/v1";
+/// Domain tag of a column's prompt-set hash.
+pub const PROMPT_SET_TAG: &str = "sharedos-conformance/prompt-set/v1";
+/// Domain tag of the evidence root.
+pub const EVIDENCE_ROOT_TAG: &str = "sharedos-conformance/evidence-root/v1";
+
+/// The whole manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Manifest {
+    /// Schema version ([`MANIFEST_VERSION`]).
+    pub version: String,
+    /// The SharedOS judge version whose semantics the rules adopt.
+    pub judge_version: String,
+    /// This harness's grading-rules version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_version: Option<String>,
+    /// How the hashes were computed ([`HASH_SCHEME`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_scheme: Option<String>,
+    /// Hash of the cases and scripts, prose excluded.
+    pub case_set_hash: String,
+    /// Hash of the worlds every condition materialised.
+    pub world_set_hash: String,
+    /// Hash over every run cell's record hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_root: Option<String>,
+    /// Columns, in order.
+    pub columns: Vec<ManifestColumn>,
+    /// Rows grouped by rule family, in the families' report order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<FamilyGroup>,
+    /// One row per (case, condition), in declared order.
+    pub rows: Vec<ManifestRow>,
+}
+
+/// A column header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestColumn {
+    /// Column id (`adversary-embedded`).
+    pub id: String,
+    /// Display label (`Adversary`).
+    pub label: String,
+    /// Hash of the prompts this column stated; absent when it stated none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_set_hash: Option<String>,
+}
+
+/// The rows of one rule family.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FamilyGroup {
+    /// The family.
+    pub family: Family,
+    /// Its rows, in row order.
+    pub rows: Vec<RowRef>,
+}
+
+/// A reference to a row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowRef {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+}
+
+/// One (case, condition) row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestRow {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+    /// The move kind.
+    pub kind: MoveKind,
+    /// The invariant the row attacks.
+    pub invariant: String,
+    /// What SharedOS should do.
+    pub expected_outcome: String,
+    /// The condition's prose description.
+    pub condition: String,
+    /// The ending the row grades, when it grades one (as the case declares it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_expectation: Option<TurnExpectation>,
+    /// One cell per column, in column order.
+    pub cells: Vec<Cell>,
+}
+
+impl ManifestRow {
+    /// This row's reference.
+    #[must_use]
+    pub fn row_ref(&self) -> RowRef {
+        RowRef { case_id: self.case_id.clone(), condition_id: self.condition_id.clone() }
+    }
+}
+
+/// One graded (or declared) cell.
+///
+/// Serialised in one of two key orders, as SharedOS writes them: a run cell
+/// (`turns > 0`) puts `driverIssued` after `attempted`; a cell decided
+/// without running puts it after `recordGaps`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[must_use]
+pub struct Cell {
+    /// The column.
+    pub column_id: String,
+    /// The verdict.
+    pub status: CellStatus,
+    /// Boundaries that refused, sorted by spelling.
+    pub refused_by: Vec<Source>,
+    /// Codes observed, sorted and unique.
+    pub reason_codes: Vec<String>,
+    /// Refusals the kernel let stand rather than made; reported, not graded.
+    #[serde(default)]
+    pub causes: Vec<String>,
+    /// Attempts the script declares.
+    pub declared: u32,
+    /// Attempts actually issued.
+    pub attempted: u32,
+    /// Driver-issued attempts actually issued, in declared order.
+    pub driver_issued: Vec<String>,
+    /// Attempts graded not applicable.
+    pub not_applicable: u32,
+    /// Whether the last turn's record is usable.
+    pub record_usable: bool,
+    /// Required gaps of the last turn's record.
+    pub record_gaps: Vec<String>,
+    /// Turns run (0 when decided without running).
+    pub turns: u32,
+    /// Why, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Cell {
+    /// True when the cell was decided without running a turn.
+    #[must_use]
+    pub fn is_declared(&self) -> bool {
+        self.turns == 0
+    }
+
+    /// How the cell is shown: its status label, or `pass (driver)` when the
+    /// attacking call was issued by the column's driver.
+    #[must_use]
+    pub fn label(&self) -> String {
+        let label = self.status.label();
+        if self.status == CellStatus::Pass && !self.driver_issued.is_empty() {
+            format!("{label} (driver)")
+        } else {
+            label.to_string()
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunCellWire<'a> {
+    column_id: &'a str,
+    status: CellStatus,
+    refused_by: &'a [Source],
+    reason_codes: &'a [String],
+    causes: &'a [String],
+    declared: u32,
+    attempted: u32,
+    driver_issued: &'a [String],
+    not_applicable: u32,
+    record_usable: bool,
+    record_gaps: &'a [String],
+    turns: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeclaredCellWire<'a> {
+    column_id: &'a str,
+    status: CellStatus,
+    refused_by: &'a [Source],
+    reason_codes: &'a [String],
+    causes: &'a [String],
+    declared: u32,
+    attempted: u32,
+    not_applicable: u32,
+    record_usable: bool,
+    record_gaps: &'a [String],
+    driver_issued: &'a [String],
+    turns: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
+
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.is_declared() {
+            DeclaredCellWire {
+                column_id: &self.column_id,
+                status: self.status,
+                refused_by: &self.refused_by,
+                reason_codes: &self.reason_codes,
+                causes: &self.causes,
+                declared: self.declared,
+                attempted: self.attempted,
+                not_applicable: self.not_applicable,
+                record_usable: self.record_usable,
+                record_gaps: &self.record_gaps,
+                driver_issued: &self.driver_issued,
+                turns: self.turns,
+                detail: self.detail.as_deref(),
+            }
+            .serialize(serializer)
+        } else {
+            RunCellWire {
+                column_id: &self.column_id,
+                status: self.status,
+                refused_by: &self.refused_by,
+                reason_codes: &self.reason_codes,
+                causes: &self.causes,
+                declared: self.declared,
+                attempted: self.attempted,
+                driver_issued: &self.driver_issued,
+                not_applicable: self.not_applicable,
+                record_usable: self.record_usable,
+                record_gaps: &self.record_gaps,
+                turns: self.turns,
+                detail: self.detail.as_deref(),
+            }
+            .serialize(serializer)
+        }
+    }
+}
+
+/// One turn's contribution to the evidence: its record hash and the prompt
+/// hash it stated, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnEvidence {
+    /// 1-based turn number.
+    pub turn: u32,
+    /// The record's content hash.
+    pub record_hash: String,
+    /// The record's `system.promptHash`.
+    pub prompt_hash: Option<String>,
+}
+
+/// Every record behind one run cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellEvidence {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+    /// The column.
+    pub column_id: String,
+    /// Turns in order.
+    pub turns: Vec<TurnEvidence>,
+}
+
+/// A column as the runner knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnHeader {
+    /// Column id.
+    pub id: String,
+    /// Display label.
+    pub label: String,
+}
+
+/// A row with the family its case belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyRow {
+    /// The family.
+    pub family: Family,
+    /// The row.
+    pub row: ManifestRow,
+}
+
+/// Everything a manifest is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestInput {
+    /// Case-set hash.
+    pub case_set_hash: String,
+    /// World-set hash.
+    pub world_set_hash: String,
+    /// Columns, in order.
+    pub columns: Vec<ColumnHeader>,
+    /// Rows, in declared order.
+    pub rows: Vec<FamilyRow>,
+    /// Evidence of every run cell, in run order.
+    pub evidence: Vec<CellEvidence>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptEntry<'a> {
+    case: &'a str,
+    condition: &'a str,
+    turn: u32,
+    prompt_hash: &'a str,
+}
+
+/// A column's prompt-set hash: over the ordered `{case, condition, turn,
+/// promptHash}` of every turn of that column that stated a prompt hash;
+/// `None` when no turn did.
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn prompt_set_hash(column_id: &str, evidence: &[CellEvidence]) -> Result<Option<String>, CanonicalError> {
+    let entries: Vec<PromptEntry<'_>> = evidence
+        .iter()
+        .filter(|cell| cell.column_id == column_id)
+        .flat_map(|cell| {
+            cell.turns.iter().filter_map(move |turn| {
+                turn.prompt_hash.as_deref().map(|prompt_hash| PromptEntry {
+                    case: &cell.case_id,
+                    condition: &cell.condition_id,
+                    turn: turn.turn,
+                    prompt_hash,
+                })
+            })
+        })
+        .collect();
+    if entries.is_empty() {
+        return Ok(None);
+    }
+    tagged_hash(PROMPT_SET_TAG, &entries).map(Some)
+}
+
+#[derive(Serialize)]
+struct EvidenceLeaf<'a> {
+    case: &'a str,
+    condition: &'a str,
+    column: &'a str,
+    records: Vec<&'a str>,
+}
+
+/// The evidence root: one hash over every run cell's record hashes, with
+/// cells sorted by (case, condition, column) so run order cannot move it.
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn evidence_root(evidence: &[CellEvidence]) -> Result<String, CanonicalError> {
+    let mut leaves: Vec<EvidenceLeaf<'_>> = evidence
+        .iter()
+        .map(|cell| EvidenceLeaf {
+            case: &cell.case_id,
+            condition: &cell.condition_id,
+            column: &cell.column_id,
+            records: cell.turns.iter().map(|t| t.record_hash.as_str()).collect(),
+        })
+        .collect();
+    leaves.sort_by(|a, b| (a.case, a.condition, a.column).cmp(&(b.case, b.condition, b.column)));
+    tagged_hash(EVIDENCE_ROOT_TAG, &leaves)
+}
+
+/// Builds the manifest: columns with their prompt-set hashes, rows grouped
+/// by family, and the evidence root.
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> {
+    let mut columns = Vec::with_capacity(input.columns.len());
+    for column in &input.columns {
+        columns.push(ManifestColumn {
+            id: column.id.clone(),
+            label: column.label.clone(),
+            prompt_set_hash: prompt_set_hash(&column.id, &input.evidence)?,
+        });
+    }
+    let mut families: Vec<FamilyGroup> = Vec::new();
+    for entry in &input.rows {
+        let row_ref = entry.row.row_ref();
+        match families.iter_mut().find(|g| g.family == entry.family) {
+            Some(group) => group.rows.push(row_ref),
+            None => families.push(FamilyGroup { family: entry.family, rows: vec![row_ref] }),
+        }
+    }
+    // Families in their fixed report order (matrix first), rows in row order.
+    families.sort_by_key(|g| g.family);
+    Ok(Manifest {
+        version: MANIFEST_VERSION.to_string(),
+        judge_version: ADOPTED_JUDGE_VERSION.to_string(),
+        rules_version: Some(RULES_VERSION.to_string()),
+        hash_scheme: Some(HASH_SCHEME.to_string()),
+        case_set_hash: input.case_set_hash,
+        world_set_hash: input.world_set_hash,
+        evidence_root: Some(evidence_root(&input.evidence)?),
+        columns,
+        families,
+        rows: input.rows.into_iter().map(|r| r.row).collect(),
+    })
+}
+
+/// The manifest as committed: 2-space indented JSON and one newline.
+///
+/// # Errors
+/// When the manifest holds a value with no JSON form.
+pub fn manifest_json(manifest: &Manifest) -> Result<String, CanonicalError> {
+    let mut text = serde_json::to_string_pretty(manifest).map_err(|e| CanonicalError(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Every cell that fails a build (`fail` or `not_exercised`), with its row.
+#[must_use]
+pub fn strict_failures(manifest: &Manifest) -> Vec<(&ManifestRow, &Cell)> {
+    manifest
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter().map(move |cell| (row, cell)))
+        .filter(|(_, cell)| cell.status.breaks_build())
+        .collect()
+}

@@ -1,0 +1,16 @@
+//! Running cells: building the world and the request of each turn, seating
+//! the runtime, executing on a paused clock, and assembling a record per turn.
+
+pub mod adversary;
+pub mod attempt_call;
+pub mod cell;
+pub mod column;
+pub mod matrix;
+pub mod memos;
+pub mod messaging;
+pub mod record;
+pub mod request;
+pub mod seat;
+pub mod transcript;
+pub mod turns;
+pub mod world;

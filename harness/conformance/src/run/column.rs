@@ -1,0 +1,187 @@
+//! The columns of the matrix: which runtime sits in the seat, and what that
+//! runtime structurally cannot do (`10-conformance.md` §4.1–§4.3).
+
+use crate::grade::judge::attempt::GradingLimits;
+use crate::input::case::Condition;
+use crate::input::script::{AttackScript, MoveKind, TerminalKind};
+use sharedos_drivers::vendor::Vendor;
+use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
+
+/// Which runtime a column seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ColumnKind {
+    /// The scripted adversary: calls the host directly and owns its outcome.
+    Adversary,
+    /// The standard loop with the model driver replaying scripted replies.
+    ModelScripted,
+    /// The standard loop with the eval driver reading a vendor's frames from
+    /// a transcript written by that vendor's frame writer.
+    VendorScripted(Vendor),
+}
+
+/// A column of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnSpec {
+    /// Column id (SharedOS's spelling).
+    pub id: &'static str,
+    /// Display label.
+    pub label: &'static str,
+    /// The runtime it seats.
+    pub kind: ColumnKind,
+}
+
+/// The scripted adversary column.
+pub const ADVERSARY: ColumnSpec =
+    ColumnSpec { id: "adversary-embedded", label: "Adversary", kind: ColumnKind::Adversary };
+
+/// Every column this harness runs, in manifest order.
+#[must_use]
+pub fn columns() -> Vec<ColumnSpec> {
+    vec![
+        ADVERSARY,
+        ColumnSpec { id: "model-scripted", label: "Standard", kind: ColumnKind::ModelScripted },
+        ColumnSpec { id: "codex-scripted", label: "Codex", kind: ColumnKind::VendorScripted(Vendor::Codex) },
+        ColumnSpec {
+            id: "claude-code-scripted",
+            label: "Claude Code",
+            kind: ColumnKind::VendorScripted(Vendor::ClaudeCode),
+        },
+        ColumnSpec { id: "deepseek-scripted", label: "DeepSeek", kind: ColumnKind::VendorScripted(Vendor::DeepSeek) },
+        ColumnSpec { id: "pi-scripted", label: "Pi", kind: ColumnKind::VendorScripted(Vendor::Pi) },
+    ]
+}
+
+/// The column with this id.
+#[must_use]
+pub fn column(id: &str) -> Option<ColumnSpec> {
+    columns().into_iter().find(|c| c.id == id)
+}
+
+/// What a column declares about one row before it runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnLimits {
+    /// The whole row cannot run here: decided `not_applicable` with this reason.
+    pub unsupported: Option<String>,
+    /// What the judge needs: unreachable and driver-issued attempts.
+    pub grading: GradingLimits,
+}
+
+impl ColumnKind {
+    /// Whether a driver sits between the script and the host.
+    #[must_use]
+    pub fn is_driven(self) -> bool {
+        !matches!(self, ColumnKind::Adversary)
+    }
+
+    fn seat_noun(self) -> &'static str {
+        match self {
+            ColumnKind::Adversary => "the adversary",
+            ColumnKind::ModelScripted => "a model",
+            ColumnKind::VendorScripted(_) => "a harness",
+        }
+    }
+
+    /// A model's wire names turn dots into underscores, so a tool whose name
+    /// already has one could not be decoded back exactly (10-conformance §4.4).
+    fn unwritable_tool(self, script: &AttackScript) -> Option<String> {
+        if self != ColumnKind::ModelScripted {
+            return None;
+        }
+        let tool = script.attempts.iter().filter_map(|a| a.tool.as_deref()).find(|t| t.contains('_'))?;
+        Some(format!(
+            "a model's wire name for `{tool}` replaces its dots with underscores, so the name it already has \
+             could not be read back exactly"
+        ))
+    }
+
+    /// The reason a condition declares for this column, if any.
+    fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
+        let id = columns().into_iter().find(|c| c.kind == self)?.id;
+        condition.not_applicable_reason(id).map(str::to_string)
+    }
+
+    /// The limits of this column for one row (`10-conformance.md` §4.3:
+    /// `harnessLimits` and `modelLimits`). The adversary has none.
+    #[must_use]
+    pub fn limits(self, script: &AttackScript, condition: &Condition) -> ColumnLimits {
+        let mut limits = ColumnLimits::default();
+        if !self.is_driven() {
+            return limits;
+        }
+        let seat = self.seat_noun();
+        limits.unsupported = match script.kind {
+            MoveKind::EscalationRefused => Some(format!(
+                "{seat} in the standard loop escalates through the catalogued affordance, so an ungranted \
+                 escalation is an ordinary refused call rather than the ending this row grades"
+            )),
+            MoveKind::RuntimeCrashed => {
+                Some(format!("the standard loop contains a failure of {seat}; the runtime itself never throws"))
+            }
+            MoveKind::TurnDraining => Some(format!(
+                "the loop stops asking {seat} once the turn drains, so no new call can be made while draining"
+            )),
+            _ if drains_from_the_start(condition) => Some(format!(
+                "the grace is not less than the time limit, so the turn drains from its first instant and the loop \
+                 never asks {seat} for a call"
+            )),
+            _ => None,
+        }
+        .or_else(|| self.declared_not_applicable(condition))
+        .or_else(|| beyond_a_seat(script))
+        .or_else(|| self.unwritable_tool(script));
+        for attempt in &script.attempts {
+            if attempt.inspect.is_some() {
+                limits.grading.unreachable.insert(
+                    attempt.id.clone(),
+                    format!("{seat} speaks tool calls and is never handed the runtime surfaces to enumerate"),
+                );
+            } else if attempt.over_budget && condition.requires_declared_steps.is_some() {
+                limits.grading.driver_issued.insert(
+                    attempt.id.clone(),
+                    "the loop's own index never reaches the step ceiling, so the driver declares the step".to_string(),
+                );
+            }
+        }
+        limits
+    }
+}
+
+/// Whether the condition's grace swallows its whole time limit (E62).
+fn drains_from_the_start(condition: &Condition) -> bool {
+    let timeout = condition.world.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    condition.world.drain_grace_ms.is_some_and(|grace| grace >= timeout)
+}
+
+/// Why a seat that only speaks tool calls, one after another, cannot say
+/// what `script` says, if it cannot. Timed calls and endings are sayable
+/// (frames and replies are held until their instant), and so is a stall
+/// (the seat says nothing more); a step that speaks to the host itself, a
+/// call left running alongside the next steps, and an ending only a
+/// runtime in the host can produce are not.
+fn beyond_a_seat(script: &AttackScript) -> Option<String> {
+    if let Some(step) = script.attempts.iter().find(|a| a.needs_the_host()) {
+        return Some(format!(
+            "step `{}` speaks to the runtime host itself (annotate, emit, read, or after the turn closed), which a \
+             seat that only speaks tool calls cannot do",
+            step.id
+        ));
+    }
+    if let Some(step) = script.attempts.iter().find(|a| a.concurrent) {
+        return Some(format!(
+            "step `{}` is left running alongside the next steps, while the loop hands the seat one result \
+             before it asks for the next call",
+            step.id
+        ));
+    }
+    let terminal = script.terminal.as_ref()?;
+    let ending = match terminal.kind {
+        TerminalKind::Crash => "throws out of its turn",
+        TerminalKind::Malformed => "returns an outcome that does not parse",
+        TerminalKind::Fail => "returns a `fail` outcome of its own",
+        TerminalKind::Complete if terminal.metadata.is_some() || terminal.output.is_some() => {
+            "returns a `complete` outcome with chosen output or metadata"
+        }
+        TerminalKind::Complete | TerminalKind::Escalate | TerminalKind::Stall => return None,
+    };
+    Some(format!("the script's runtime {ending}, which only a runtime seated in the host can do"))
+}

@@ -1,0 +1,140 @@
+//! Host requests: a `messages.request` call handed to the kernel directly,
+//! outside any turn, so the tool's own answer can be read whole. A turn's
+//! runtime sees the same answer (the envelope passes a tool result through),
+//! but no runtime receipt carries an output; this is where M27 ("the output
+//! is the reply's payload and nothing else") is graded.
+
+use super::host_send::HOST_ATTEMPT_PREFIX;
+use super::tool_expectation;
+use crate::grade::judge::attempt::{AttemptGrade, AttemptOutcome};
+use crate::run::world::World;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use sharedos_kernel::message_tool::MESSAGES_REQUEST;
+use sharedos_model::audit::Source;
+use sharedos_model::tool::{ToolCall, ToolOutcome, ToolStatus};
+use sharedos_port::signal::AbortSignal;
+use sharedos_world::constants::{agent, turn_trace_id};
+use sharedos_world::messaging::acting_context;
+use sharedos_world::options::messaging::{HostRequest, MessagingOptions};
+
+/// The call-id prefix of a host request.
+pub const HOST_REQUEST_PREFIX: &str = "host-request-";
+
+/// What one host request got back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostRequestReport {
+    /// The request's id.
+    pub id: String,
+    /// The call id it was made under.
+    pub call_id: String,
+    /// The tool result's status (absent when the kernel threw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ToolStatus>,
+    /// The refusal code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+    /// The output of a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// The payload of the reply the router handed back for this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_payload: Option<Value>,
+    /// Whether it met its expectation.
+    pub met: bool,
+    /// Why it did not, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Makes every host request of `options`, in order.
+pub async fn run_host_requests(world: &World, options: Option<&MessagingOptions>) -> Vec<HostRequestReport> {
+    let Some(options) = options else { return Vec::new() };
+    let mut reports = Vec::new();
+    for request in &options.host_requests {
+        reports.push(run_host_request(world, request).await);
+    }
+    reports
+}
+
+async fn run_host_request(world: &World, request: &HostRequest) -> HostRequestReport {
+    let now = world.fixtures.clock.now();
+    let trace_id = turn_trace_id(1);
+    let context = acting_context(&now, &trace_id, &agent());
+    let mut arguments = Map::new();
+    arguments.insert("recipient".into(), json!(request.recipient));
+    arguments.insert("payload".into(), json!({ "question": "status" }));
+    let call_id = format!("{HOST_REQUEST_PREFIX}{}", request.id);
+    let call =
+        ToolCall { id: call_id.clone(), tool: MESSAGES_REQUEST.to_string(), arguments, trace_id, requested_at: now };
+    let replies_before = world.fixtures.router.answered().len();
+    let answer = world.kernel.invoke_tool(&context, &call, &AbortSignal::new()).await;
+    let reply_payload =
+        world.fixtures.router.answered().get(replies_before).and_then(|reply| reply.get("payload")).cloned();
+    let mut report = HostRequestReport {
+        id: request.id.clone(),
+        call_id,
+        status: None,
+        reason_code: None,
+        output: None,
+        reply_payload,
+        met: false,
+        detail: None,
+    };
+    match answer {
+        Ok(result) => {
+            report.status = Some(result.status());
+            report.reason_code = result.error().map(|e| e.code.clone());
+            if let ToolOutcome::Succeeded { output } = result.outcome {
+                report.output = Some(output);
+            }
+        }
+        Err(error) => report.detail = Some(format!("the kernel threw: {error}")),
+    }
+    let misses = misses(request, &report);
+    report.met = misses.is_empty() && report.detail.is_none();
+    if !misses.is_empty() {
+        report.detail = Some(misses.join("; "));
+    }
+    report
+}
+
+fn misses(request: &HostRequest, report: &HostRequestReport) -> Vec<String> {
+    let expect = &request.expect;
+    let mut misses = Vec::new();
+    let Some(status) = report.status else { return misses };
+    let expectation = tool_expectation(expect.statuses.clone(), expect.reason_codes.clone());
+    if !expectation.accepts(status, report.reason_code.as_deref()) {
+        misses.push(format!(
+            "it was answered `{}` ({})",
+            status.as_str(),
+            report.reason_code.as_deref().unwrap_or("no code")
+        ));
+    }
+    if expect.output_is_reply_payload {
+        match (&report.output, &report.reply_payload) {
+            (Some(output), Some(payload)) if output == payload => {}
+            (_, None) => misses.push("the router handed back no reply with a payload".to_string()),
+            _ => misses.push("its output is not exactly the reply's payload".to_string()),
+        }
+    }
+    misses
+}
+
+/// A host request graded as one attempt of the row.
+#[must_use]
+pub fn graded(request: &HostRequest, report: &HostRequestReport) -> AttemptOutcome {
+    AttemptOutcome {
+        attempt_id: format!("{HOST_ATTEMPT_PREFIX}{}", request.id),
+        role: request.role,
+        grade: if report.met { AttemptGrade::Pass } else { AttemptGrade::Fail },
+        attempted: true,
+        observed: report.status,
+        reason_code: report.reason_code.clone(),
+        cause: None,
+        refused_by: report.status.filter(|s| *s != ToolStatus::Succeeded).map(|_| Source::Kernel),
+        expect: tool_expectation(request.expect.statuses.clone(), request.expect.reason_codes.clone()),
+        detail: report.detail.clone(),
+    }
+}
