@@ -8,11 +8,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, Criterion};
+use sharedos_conformance::identity::cell_identity::Identity;
 use sharedos_conformance::identity::record_hashes::record_hash;
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
-use sharedos_conformance::run::cell::{assembly_input, run_cell, Identity, RecordContext};
+use sharedos_conformance::run::cell::{assembly_input, run_cell, RecordContext};
 use sharedos_conformance::run::column::{column, ADVERSARY};
 use sharedos_conformance::run::matrix::{locate, plan, Selection};
 use sharedos_conformance::run::record::assemble::assemble_record;

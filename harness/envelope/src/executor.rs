@@ -6,8 +6,9 @@ use crate::deadline::TurnDeadlines;
 use crate::error::{ConstructionError, ExecuteError};
 use crate::events::{EventKind, EventLog};
 use crate::host::RuntimeHost;
+use crate::kernel_call::{kernel_op, race, Thrown};
 use crate::options::{ExecuteOptions, ExecutorOptions, TurnErrorContext};
-use crate::outcome::{catch_path, envelope_error, handle_candidate, turn_end, Ending, Thrown};
+use crate::outcome::{catch_path, envelope_error, handle_candidate, turn_end, Ending};
 use crate::retry::RetryLedger;
 use crate::runtime::RuntimePlugin;
 use crate::tasks::TaskSet;
@@ -17,15 +18,12 @@ use serde_json::{json, Map, Value};
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult, ExecutionStatus, RuntimeManifest};
 use sharedos_model::validate::Validate;
-use sharedos_port::error::KernelError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use sharedos_port::turn_kernel::{TurnKernel, TurnScope};
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
-use tokio::sync::oneshot;
 
 /// SharedOS's executor: the fixed layer around one seated runtime.
 pub struct Executor {
@@ -292,38 +290,6 @@ fn close_turn(turn: &Turn, scope: &ScopeSlot) {
 fn unreachable_ending() -> Ending {
     // `TaskSet::drive` never resolves; this keeps the select total.
     Ending::with_error(ExecutionStatus::Failed, envelope_error(ReasonCode::RuntimeFailed, Some(false)))
-}
-
-/// Awaits `future` unless the hard signal fires first (already fired counts).
-pub(crate) async fn race<T>(hard: &AbortSignal, future: impl Future<Output = T>) -> Result<T, AbortReason> {
-    tokio::select! {
-        biased;
-        () = hard.aborted() => Err(hard.reason().unwrap_or(AbortReason::TurnClosed)),
-        value = future => Ok(value),
-    }
-}
-
-/// Runs a kernel future on the turn's task set (so it outlives a lost
-/// race), latches any outage it rejects with, and races its answer.
-pub(crate) async fn kernel_op<T: 'static>(
-    turn: &Rc<Turn>,
-    operation: impl Future<Output = Result<T, KernelError>> + 'static,
-) -> Result<T, Thrown> {
-    let (tx, rx) = oneshot::channel();
-    let watcher = turn.clone();
-    turn.tasks.spawn(async move {
-        let answer = operation.await;
-        if let Err(error) = &answer {
-            let _ = watcher.ledger.watch(error);
-        }
-        let _ = tx.send(answer);
-    });
-    match race(turn.deadlines.hard(), rx).await {
-        Err(reason) => Err(Thrown::Aborted(reason)),
-        Ok(Err(_)) => Err(Thrown::Aborted(AbortReason::TurnClosed)),
-        Ok(Ok(Err(error))) => Err(Thrown::Kernel(error)),
-        Ok(Ok(Ok(value))) => Ok(value),
-    }
 }
 
 /// The turn's authority lease, closed at cleanup even if it arrives late.

@@ -73,7 +73,7 @@ impl RuntimeHost {
         call: ToolCall,
         options: ToolInvocationOptions,
     ) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
-        mediation::invoke(&self.turn, call, options)
+        mediation::invoke(&self.turn, call, options.step)
     }
 
     /// Records an observation as `runtime.event`.

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod executor;
 pub mod host;
+mod kernel_call;
 mod mediation;
 pub mod options;
 mod outcome;

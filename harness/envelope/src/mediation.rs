@@ -4,7 +4,6 @@
 
 use crate::error::HostError;
 use crate::events::{tool_data, EventKind};
-use crate::host::ToolInvocationOptions;
 use crate::turn::Turn;
 use futures::future::{ready, LocalBoxFuture};
 use sharedos_model::codes::ReasonCode;
@@ -57,7 +56,7 @@ impl Refusal {
 pub(crate) fn invoke(
     turn: &Rc<Turn>,
     call: ToolCall,
-    options: ToolInvocationOptions,
+    declared_step_claim: Option<f64>,
 ) -> LocalBoxFuture<'static, Result<ToolResult, HostError>> {
     if !turn.live() {
         return Box::pin(ready(Err(HostError::Closed)));
@@ -65,7 +64,7 @@ pub(crate) fn invoke(
     if let Err(error) = call.validate() {
         return Box::pin(ready(Err(HostError::InvalidCall(error))));
     }
-    let step = match declared_step(options) {
+    let step = match declared_step(declared_step_claim) {
         Ok(step) => step,
         Err(error) => return Box::pin(ready(Err(error))),
     };
@@ -79,8 +78,9 @@ pub(crate) fn invoke(
     Box::pin(async move { rx.await.unwrap_or(Err(HostError::Closed)) })
 }
 
-fn declared_step(options: ToolInvocationOptions) -> Result<Option<u64>, HostError> {
-    match options.step {
+/// The runtime's step claim as a step number, when it is a non-negative integer.
+fn declared_step(claim: Option<f64>) -> Result<Option<u64>, HostError> {
+    match claim {
         None => Ok(None),
         Some(step) if step.is_finite() && step >= 0.0 && step.fract() == 0.0 && step <= 9_007_199_254_740_991.0 => {
             // Checked above: a non-negative integer within f64's exact range.

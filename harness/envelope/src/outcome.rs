@@ -3,8 +3,8 @@
 
 use crate::error::TurnError;
 use crate::events::{failed_data, EventKind};
+use crate::kernel_call::Thrown;
 use crate::options::{TurnErrorContext, TurnErrorHook};
-use crate::runtime::RuntimeFailure;
 use crate::turn::Turn;
 use serde_json::{json, Map, Value};
 use sharedos_model::audit::Source;
@@ -12,10 +12,8 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{Escalation, ExecutionResult, ExecutionStatus, RuntimeTurnOutcome};
 use sharedos_model::tool::ProtocolError;
 use sharedos_model::validate::{drop_proto_keys, Validate};
-use sharedos_port::audit::AuditUnavailable;
 use sharedos_port::error::KernelError;
 use sharedos_port::escalation::ESCALATION_TOOL;
-use sharedos_port::signal::AbortReason;
 use sharedos_port::turn_kernel::TurnEnd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -34,19 +32,6 @@ impl Ending {
     pub(crate) fn with_error(status: ExecutionStatus, error: ProtocolError) -> Ending {
         Ending { status, output: None, error: Some(error), escalation: None, outcome_metadata: None }
     }
-}
-
-/// Something thrown inside the turn body.
-#[derive(Debug, Clone)]
-pub(crate) enum Thrown {
-    /// The runtime's `run` returned `Err`.
-    Runtime(RuntimeFailure),
-    /// A kernel future rejected.
-    Kernel(KernelError),
-    /// A race was lost to the hard signal.
-    Aborted(AbortReason),
-    /// The runtime answered although the turn had met an outage.
-    Outage(AuditUnavailable),
 }
 
 /// Error codes and messages the envelope writes itself.
@@ -115,7 +100,7 @@ async fn escalate(
     let hard = turn.deadlines.hard().clone();
     let execution_id = turn.execution_id.clone();
     let why = reason.clone();
-    let escalation = crate::executor::kernel_op(turn, async move {
+    let escalation = crate::kernel_call::kernel_op(turn, async move {
         kernel.record_escalation(&context, &why, &execution_id, &hard).await
     })
     .await?;

@@ -30,11 +30,12 @@ pub mod facts;
 pub mod finding;
 pub mod status;
 pub mod turn_values;
+pub mod turn_verdict;
 
 pub use attempt::{AttemptGrade, AttemptOutcome, GradingLimits};
 pub use facts::TurnFacts;
 pub use finding::Finding;
-pub use status::TurnVerdict;
+pub use turn_verdict::TurnVerdict;
 
 use crate::grade::completeness::Completeness;
 use crate::grade::receipt::AttemptReceipt;

@@ -4,13 +4,17 @@
 //! the judge decides the verdict over all of them at once.
 
 use crate::grade::judge::attempt::{AttemptGrade, AttemptOutcome};
+use crate::input::script::Expectation;
 use crate::run::messaging::effects::effect_misses;
-use crate::run::messaging::{host_request, host_send, tool_expectation, MessagingRun};
+use crate::run::messaging::host_request::HostRequestReport;
+use crate::run::messaging::host_send::{self, HostSendReport, HOST_ATTEMPT_PREFIX};
+use crate::run::messaging::MessagingRun;
 use crate::run::turns::ExecutedTurn;
 use crate::run::world::World;
+use sharedos_model::audit::Source;
 use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
-use sharedos_world::options::messaging::MessagingOptions;
+use sharedos_world::options::messaging::{HostRequest, HostSend, MessagingOptions};
 
 /// The graded attempt id of the effects expectation.
 pub const EFFECTS_ATTEMPT_ID: &str = "world.messaging";
@@ -30,7 +34,7 @@ fn effects_outcome(options: &MessagingOptions, world: &World, turns: &[ExecutedT
         reason_code: None,
         cause: None,
         refused_by: None,
-        expect: tool_expectation(vec![ToolStatus::Succeeded], None),
+        expect: Expectation::new(vec![ToolStatus::Succeeded], None),
         detail: (!met).then(|| misses.join("; ")),
     })
 }
@@ -42,10 +46,52 @@ fn effects_outcome(options: &MessagingOptions, world: &World, turns: &[ExecutedT
 pub fn host_attempts(run: &MessagingRun, world: &World, turns: &[ExecutedTurn]) -> Vec<AttemptOutcome> {
     let Some(options) = run.options() else { return Vec::new() };
     let mut attempts: Vec<AttemptOutcome> =
-        options.host.iter().zip(run.reports()).map(|(send, report)| host_send::graded(send, report)).collect();
+        options.host.iter().zip(run.reports()).map(|(send, report)| host_send_graded(send, report)).collect();
     attempts.extend(
-        options.host_requests.iter().zip(run.requests()).map(|(request, report)| host_request::graded(request, report)),
+        options.host_requests.iter().zip(run.requests()).map(|(request, report)| host_request_graded(request, report)),
     );
     attempts.extend(effects_outcome(options, world, turns));
     attempts
+}
+
+/// A host send graded as one attempt of the row, so a missed host
+/// expectation fails the cell exactly as a missed tool expectation does.
+#[must_use]
+fn host_send_graded(send: &HostSend, report: &HostSendReport) -> AttemptOutcome {
+    let mut statuses: Vec<ToolStatus> = Vec::new();
+    for status in send.expect.outcomes.iter().map(|o| host_send::as_tool_status(*o)) {
+        if !statuses.contains(&status) {
+            statuses.push(status);
+        }
+    }
+    let observed = host_send::as_tool_status(report.outcome);
+    AttemptOutcome {
+        attempt_id: format!("{HOST_ATTEMPT_PREFIX}{}", send.id),
+        role: send.role,
+        grade: if report.met { AttemptGrade::Pass } else { AttemptGrade::Fail },
+        attempted: true,
+        observed: Some(observed),
+        reason_code: report.reason_code.clone(),
+        cause: None,
+        refused_by: (observed != ToolStatus::Succeeded).then_some(Source::Kernel),
+        expect: Expectation::new(statuses, send.expect.reason_codes.clone()),
+        detail: report.detail.clone(),
+    }
+}
+
+/// A host request graded as one attempt of the row.
+#[must_use]
+fn host_request_graded(request: &HostRequest, report: &HostRequestReport) -> AttemptOutcome {
+    AttemptOutcome {
+        attempt_id: format!("{HOST_ATTEMPT_PREFIX}{}", request.id),
+        role: request.role,
+        grade: if report.met { AttemptGrade::Pass } else { AttemptGrade::Fail },
+        attempted: true,
+        observed: report.status,
+        reason_code: report.reason_code.clone(),
+        cause: None,
+        refused_by: report.status.filter(|s| *s != ToolStatus::Succeeded).map(|_| Source::Kernel),
+        expect: Expectation::new(request.expect.statuses.clone(), request.expect.reason_codes.clone()),
+        detail: report.detail.clone(),
+    }
 }

@@ -8,10 +8,8 @@ use crate::grade::judge::cell::assemble_cell;
 use crate::grade::judge::{judge, GradingInput, TurnFacts};
 use crate::grade::messaging::host_attempts;
 use crate::grade::receipt::{receipts_from_record, AttemptReceipt};
-use crate::identity::record_hashes::{
-    evaluator_hash, policy_hash, policy_hash_of_canonical_tools, record_hash, spec_hash, world_hash_of_canonical,
-    WorldDescription,
-};
+use crate::identity::cell_identity::{Identity, WorldIdentity};
+use crate::identity::record_hashes::{policy_hash, policy_hash_of_canonical_tools, record_hash};
 use crate::input::case::{Case, Condition};
 use crate::input::script::AttackScript;
 use crate::output::golden::{CellKey, GoldenComparison, Snapshot};
@@ -22,14 +20,12 @@ use crate::run::messaging::MessagingRun;
 use crate::run::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
 use crate::run::world::{World, WorldError};
 use sharedos_model::audit::AuditEvent;
-use sharedos_model::canonical::{canonical_bytes, CanonicalError};
+use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
-use sharedos_world::options::WorldOptions;
 use std::cell::OnceCell;
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// The version of the kernel and envelope under test, as records name it.
 pub const REFERENCE_VERSION: &str = concat!("sharedos-conformance-reference/", env!("CARGO_PKG_VERSION"));
@@ -46,7 +42,7 @@ pub struct CellRun {
     /// The golden snapshot.
     pub snapshot: Snapshot,
     /// How the snapshot compares with its golden file, when the run was
-    /// asked to compare (see [`super::matrix::run_all`]).
+    /// asked to compare (see `run_all` in the matrix module).
     pub golden: Option<GoldenComparison>,
     /// The hash of the cell's world (`experiment.worldHash`), kept so the
     /// world-set hash need not build the world again.
@@ -234,83 +230,6 @@ fn receipts_of(
         .zip(records)
         .flat_map(|(turn, record)| receipts_from_record(script, turn.turn, &turn.request.execution_id, record))
         .collect()
-}
-
-/// The identity hashes every record of a cell carries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
-    spec: String,
-    evaluator: String,
-    world: WorldIdentity,
-}
-
-/// The hashes of a materialised world. A world is a function of the
-/// condition's options alone, so every row whose condition arms the world
-/// alike shares them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorldIdentity {
-    /// The world hash.
-    hash: String,
-    /// The canonical bytes of the world's requested tools (part of the
-    /// description, and of each turn's policy when the turn requested them).
-    tools: Arc<[u8]>,
-    /// The policy a turn runs under when it requests the world's tools with
-    /// the world's namespaces enabled (every turn the runner builds): the
-    /// namespaces and the policy hash, so each record need not hash the
-    /// whole catalogue again.
-    policy: (Vec<String>, String),
-}
-
-impl WorldIdentity {
-    /// The hashes of `world`, built for `options`, whose requested tools
-    /// have the canonical bytes `tools`; `policy_hash` hashes the policy of
-    /// its enabled namespaces with those tools (a caller may remember it).
-    ///
-    /// # Errors
-    /// When a hash cannot be computed.
-    pub fn of(
-        world: &World,
-        options: &WorldOptions,
-        tools: Arc<[u8]>,
-        policy_hash: impl FnOnce(&[String], &Arc<[u8]>) -> Result<String, CanonicalError>,
-    ) -> Result<WorldIdentity, CellError> {
-        let description = WorldDescription::of(world, options).canonical_with_tools(&tools)?;
-        let enabled = world.enabled_tool_namespaces();
-        let policy_hash = policy_hash(&enabled, &tools)?;
-        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy: (enabled, policy_hash) })
-    }
-}
-
-impl Identity {
-    /// The hashes of the question a cell asks, its materialised world, and the rules.
-    ///
-    /// # Errors
-    /// When a hash cannot be computed.
-    pub fn new(
-        case: &Case,
-        script: &AttackScript,
-        condition: &Condition,
-        world: &World,
-    ) -> Result<Identity, CellError> {
-        let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
-        let world = WorldIdentity::of(world, &condition.world, tools, |enabled, tools| {
-            policy_hash_of_canonical_tools(enabled, tools)
-        })?;
-        Identity::with_world(case, script, &condition.id, world)
-    }
-
-    /// [`Identity::new`], given the world's hashes.
-    ///
-    /// # Errors
-    /// When a hash cannot be computed.
-    pub fn with_world(
-        case: &Case,
-        script: &AttackScript,
-        condition_id: &str,
-        world: WorldIdentity,
-    ) -> Result<Identity, CellError> {
-        Ok(Identity { spec: spec_hash(case, script, condition_id)?, evaluator: evaluator_hash()?, world })
-    }
 }
 
 /// What a cell's records are assembled with, besides each turn itself.

@@ -1,6 +1,6 @@
 //! What one worker remembers between the rows it runs.
 
-use super::cell::{CellError, WorldIdentity};
+use crate::identity::cell_identity::WorldIdentity;
 use crate::identity::record_hashes::policy_hash_of_canonical_tools;
 use crate::run::world::{WorldMemos, WORLD_CAPACITY};
 use serde_json::Value;
@@ -104,8 +104,8 @@ impl RunMemos {
     pub fn world_identity(
         &self,
         options: &WorldOptions,
-        compute: impl FnOnce() -> Result<WorldIdentity, CellError>,
-    ) -> Result<WorldIdentity, CellError> {
+        compute: impl FnOnce() -> Result<WorldIdentity, CanonicalError>,
+    ) -> Result<WorldIdentity, CanonicalError> {
         self.shared.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
     }
 

@@ -6,7 +6,7 @@
 //! A runner touches it at three places, all through [`MessagingRun`]:
 //! before the turns (host operations), when grading (each host operation
 //! and the effects expectation is handed to the judge as an attempt, see
-//! [`crate::grade::messaging`]), and when the snapshot is taken (port
+//! the grade stage's `messaging` module), and when the snapshot is taken (port
 //! effects). A world without the option is left exactly as it was, so no
 //! other row's verdict or snapshot moves.
 
@@ -15,22 +15,13 @@ pub mod host_request;
 pub mod host_send;
 pub mod inbound;
 
-use crate::input::script::Expectation;
 use crate::run::turns::ExecutedTurn;
 use crate::run::world::World;
 use host_request::HostRequestReport;
 use host_send::HostSendReport;
 use serde_json::Value;
-use sharedos_model::tool::ToolStatus;
 use sharedos_world::options::messaging::MessagingOptions;
 use sharedos_world::options::WorldOptions;
-
-/// A tool expectation of only statuses and codes: how host operations and
-/// the effects probe are shown among a row's graded attempts.
-#[must_use]
-pub fn tool_expectation(statuses: Vec<ToolStatus>, reason_codes: Option<Vec<String>>) -> Expectation {
-    Expectation { statuses, reason_codes, refused_by: None, rejection: None }
-}
 
 /// One cell's messaging state between the runner's hooks.
 #[derive(Debug, Clone, Default)]

@@ -1,8 +1,8 @@
 //! Why a cell did not pass: one variant per way a check can fall short,
 //! each carrying what its report needs.
 
-use super::status::TurnVerdict;
 use super::turn_values::TurnValue;
+use super::turn_verdict::TurnVerdict;
 use super::CellStatus;
 use crate::input::case::TurnExpectation;
 use crate::input::script::Expectation;

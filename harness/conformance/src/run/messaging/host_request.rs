@@ -4,14 +4,11 @@
 //! but no runtime receipt carries an output; this is where M27 ("the output
 //! is the reply's payload and nothing else") is graded.
 
-use super::host_send::HOST_ATTEMPT_PREFIX;
-use super::tool_expectation;
-use crate::grade::judge::attempt::{AttemptGrade, AttemptOutcome};
+use crate::input::script::Expectation;
 use crate::run::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;
-use sharedos_model::audit::Source;
 use sharedos_model::tool::{ToolCall, ToolOutcome, ToolStatus};
 use sharedos_port::signal::AbortSignal;
 use sharedos_world::constants::{agent, turn_trace_id};
@@ -104,7 +101,7 @@ fn misses(request: &HostRequest, report: &HostRequestReport) -> Vec<String> {
     let expect = &request.expect;
     let mut misses = Vec::new();
     let Some(status) = report.status else { return misses };
-    let expectation = tool_expectation(expect.statuses.clone(), expect.reason_codes.clone());
+    let expectation = Expectation::new(expect.statuses.clone(), expect.reason_codes.clone());
     if !expectation.accepts(status, report.reason_code.as_deref()) {
         misses.push(format!(
             "it was answered `{}` ({})",
@@ -120,21 +117,4 @@ fn misses(request: &HostRequest, report: &HostRequestReport) -> Vec<String> {
         }
     }
     misses
-}
-
-/// A host request graded as one attempt of the row.
-#[must_use]
-pub fn graded(request: &HostRequest, report: &HostRequestReport) -> AttemptOutcome {
-    AttemptOutcome {
-        attempt_id: format!("{HOST_ATTEMPT_PREFIX}{}", request.id),
-        role: request.role,
-        grade: if report.met { AttemptGrade::Pass } else { AttemptGrade::Fail },
-        attempted: true,
-        observed: report.status,
-        reason_code: report.reason_code.clone(),
-        cause: None,
-        refused_by: report.status.filter(|s| *s != ToolStatus::Succeeded).map(|_| Source::Kernel),
-        expect: tool_expectation(request.expect.statuses.clone(), request.expect.reason_codes.clone()),
-        detail: report.detail.clone(),
-    }
 }

@@ -2,12 +2,9 @@
 //! under the world's context, each measured by what it returned, how many
 //! transport calls it made and how many audit records it wrote (M1, M4, M5).
 
-use super::tool_expectation;
-use crate::grade::judge::attempt::{AttemptGrade, AttemptOutcome};
 use crate::run::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use sharedos_model::audit::Source;
 use sharedos_model::message::{MessageDeliveryResult, PROTOCOL_VERSION};
 use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;
@@ -148,30 +145,5 @@ pub fn as_tool_status(outcome: HostOutcome) -> ToolStatus {
         HostOutcome::Accepted | HostOutcome::Delivered => ToolStatus::Succeeded,
         HostOutcome::Denied => ToolStatus::Denied,
         HostOutcome::Failed | HostOutcome::Thrown => ToolStatus::Failed,
-    }
-}
-
-/// A host send graded as one attempt of the row, so a missed host
-/// expectation fails the cell exactly as a missed tool expectation does.
-#[must_use]
-pub fn graded(send: &HostSend, report: &HostSendReport) -> AttemptOutcome {
-    let mut statuses: Vec<ToolStatus> = Vec::new();
-    for status in send.expect.outcomes.iter().map(|o| as_tool_status(*o)) {
-        if !statuses.contains(&status) {
-            statuses.push(status);
-        }
-    }
-    let observed = as_tool_status(report.outcome);
-    AttemptOutcome {
-        attempt_id: format!("{HOST_ATTEMPT_PREFIX}{}", send.id),
-        role: send.role,
-        grade: if report.met { AttemptGrade::Pass } else { AttemptGrade::Fail },
-        attempted: true,
-        observed: Some(observed),
-        reason_code: report.reason_code.clone(),
-        cause: None,
-        refused_by: (observed != ToolStatus::Succeeded).then_some(Source::Kernel),
-        expect: tool_expectation(statuses, send.expect.reason_codes.clone()),
-        detail: report.detail.clone(),
     }
 }
