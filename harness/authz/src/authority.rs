@@ -4,7 +4,6 @@ use serde_json::Value;
 use sharedos_model::access::AccessContext;
 use sharedos_model::canonical::{canonical_string, tagged_hash};
 use sharedos_model::capability::Grant;
-use sharedos_model::memo::Memo;
 use sharedos_model::validate::{drop_proto_keys, drop_proto_keys_in, holds_proto_keys_in, Validate};
 use std::borrow::Borrow;
 use std::rc::Rc;
@@ -102,23 +101,18 @@ pub fn resolve_authority(
     loaded: Result<Value, String>,
     policy: PolicyState,
 ) -> AuthorityResolution {
-    resolution(context, parse_grants(context, loaded), policy, None)
+    resolution(context, parse_grants(context, loaded), policy)
 }
-
-/// Snapshot hashes remembered by the grant set they cover (in the order
-/// [`snapshot`] sorts it), for a kernel that resolves equal sets often.
-pub type SnapshotHashes = Memo<Vec<Grant>, String>;
 
 fn resolution(
     context: &AccessContext,
     grants: Result<Vec<Rc<Grant>>, UnavailableCause>,
     policy: PolicyState,
-    hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
     match grants {
         Ok(grants) => AuthorityResolution::Resolved(ResolvedAuthority {
             context: context.clone(),
-            snapshot: snapshot_remembering(grants.iter().map(|g| &**g).collect(), &context.now, hashes),
+            snapshot: snapshot_of(grants.iter().map(|g| &**g).collect(), &context.now),
             grants,
             policy,
         }),
@@ -134,7 +128,6 @@ pub fn resolve_typed_authority(
     context: &AccessContext,
     loaded: Result<Vec<Rc<Grant>>, String>,
     policy: PolicyState,
-    hashes: Option<&SnapshotHashes>,
 ) -> AuthorityResolution {
     let checked = loaded.map_err(|_| UnavailableCause::GrantSourceFailed).and_then(|grants| {
         if grants.len() > MAX_GRANTS {
@@ -142,7 +135,7 @@ pub fn resolve_typed_authority(
         }
         grants.into_iter().map(|grant| check_grant(context, without_proto_keys(grant))).collect()
     });
-    resolution(context, checked, policy, hashes)
+    resolution(context, checked, policy)
 }
 
 /// A typed grant as it would parse after `__proto__` keys were dropped
@@ -195,15 +188,11 @@ fn in_scope(grant: &Grant, context: &AccessContext) -> bool {
 /// The snapshot identity of a grant set, independent of order (K10).
 #[must_use]
 pub fn snapshot<G: Borrow<Grant>>(grants: &[G], loaded_at: &str) -> AuthoritySnapshot {
-    snapshot_remembering(grants.iter().map(Borrow::borrow).collect(), loaded_at, None)
+    snapshot_of(grants.iter().map(Borrow::borrow).collect(), loaded_at)
 }
 
-/// [`snapshot`], taking the hash from `hashes` when it holds this set.
-fn snapshot_remembering(
-    mut ordered: Vec<&Grant>,
-    loaded_at: &str,
-    hashes: Option<&SnapshotHashes>,
-) -> AuthoritySnapshot {
+/// [`snapshot`] of grants borrowed in any order.
+fn snapshot_of(mut ordered: Vec<&Grant>, loaded_at: &str) -> AuthoritySnapshot {
     // Sorted by id, with each grant's canonical text breaking ties, so even a
     // set holding duplicate ids hashes the same in every order. Unique ids
     // (the usual case) already decide the order, so the text is only
@@ -218,16 +207,7 @@ fn snapshot_remembering(
     }
     // A grant holds only strings, integers and JSON values, all of which have
     // a canonical form, so the hash cannot fail in practice.
-    let hash_of = || tagged_hash(SNAPSHOT_TAG, &ordered);
-    let hash = match hashes {
-        Some(hashes) => hashes.get_or_compute(
-            |set| set.len() == ordered.len() && set.iter().zip(&ordered).all(|(a, b)| a == *b),
-            || ordered.iter().map(|g| (*g).clone()).collect(),
-            hash_of,
-        ),
-        None => hash_of(),
-    }
-    .unwrap_or_default();
+    let hash = tagged_hash(SNAPSHOT_TAG, &ordered).unwrap_or_default();
     let grant_ids: Vec<String> = ordered.iter().map(|g| g.id.clone()).collect();
     AuthoritySnapshot { hash, grant_ids, grant_count, loaded_at: loaded_at.to_string() }
 }
@@ -277,7 +257,7 @@ mod tests {
     fn both(grants: Vec<Grant>) -> (AuthorityResolution, AuthorityResolution) {
         let json = resolve_authority(&context(), Ok(serde_json::to_value(&grants).unwrap()), PolicyState::Absent);
         let typed = grants.into_iter().map(Rc::new).collect();
-        (json, resolve_typed_authority(&context(), Ok(typed), PolicyState::Absent, None))
+        (json, resolve_typed_authority(&context(), Ok(typed), PolicyState::Absent))
     }
 
     #[test]
@@ -306,7 +286,7 @@ mod tests {
         assert_eq!(json, AuthorityResolution::Unavailable(UnavailableCause::GrantLimitExceeded));
         assert_eq!(json, typed);
         assert_eq!(
-            resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent, None),
+            resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent),
             AuthorityResolution::Unavailable(UnavailableCause::GrantSourceFailed)
         );
     }

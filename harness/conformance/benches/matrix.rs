@@ -8,8 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, Criterion};
-use sharedos_conformance::identity::cell_identity::Identity;
-use sharedos_conformance::identity::record_hashes::record_hash;
+use sharedos_conformance::identity::cell_identity::{Identity, WorldIdentity};
+use sharedos_conformance::identity::sets::record_hash;
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
@@ -89,7 +89,13 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
         .expect("the runtime starts");
     let (turn, audit, identity, tools) = runtime.block_on(async {
         let world = World::build(&condition.world).expect("the world builds");
-        let identity = Identity::new(case, &script, condition, &world).expect("identity hashes");
+        let identity = Identity::new(
+            case,
+            &script,
+            &condition.id,
+            WorldIdentity::of(&world, &condition.world).expect("world hashes"),
+        )
+        .expect("identity hashes");
         let memos = Rc::default();
         let turns =
             run_turns(&world, &condition.world, &script, &cell_key(), kind, &memos).await.expect("the turns run");
@@ -139,7 +145,17 @@ fn cell_parts(c: &mut Criterion, suite: &Suite) {
     });
     let world = World::build(&condition.world).expect("the world builds");
     c.bench_function("cell_part/identity_hashes", |b| {
-        b.iter(|| black_box(Identity::new(case, script, condition, &world).expect("identity hashes")));
+        b.iter(|| {
+            black_box(
+                Identity::new(
+                    case,
+                    script,
+                    &condition.id,
+                    WorldIdentity::of(&world, &condition.world).expect("world hashes"),
+                )
+                .expect("identity hashes"),
+            )
+        });
     });
 }
 

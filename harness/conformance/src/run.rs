@@ -3,10 +3,10 @@
 
 pub mod adversary;
 pub mod attempt_call;
+pub mod cache;
 pub mod cell;
 pub mod column;
 pub mod matrix;
-pub mod memos;
 pub mod messaging;
 pub mod record;
 pub mod request;

@@ -4,7 +4,6 @@
 //! through the grant source (K2), and every decision is written somewhere.
 
 use crate::lease::LeaseTable;
-use crate::memos::HashMemos;
 use crate::message_tool::MessageRequestTool;
 use crate::ports::{
     counter_ids, AuditErrorHook, AuditSink, ContextToolProvider, GrantSource, IdFactory, MessageCapabilityResolver,
@@ -41,8 +40,6 @@ pub(crate) struct Core {
     pub(crate) message_ids: MessageIdFactory,
     /// Dropped post-effect records.
     pub(crate) on_audit_error: Option<AuditErrorHook>,
-    /// Hashes remembered across the kernels sharing them.
-    pub(crate) memos: Rc<HashMemos>,
     /// Port diagnostics.
     pub(crate) on_provider_error: Option<ProviderErrorHook>,
     /// Bound on post-effect writes, in (virtual) milliseconds.
@@ -104,7 +101,6 @@ impl Kernel {
             on_audit_error: None,
             on_provider_error: None,
             audit_write_timeout_ms: None,
-            hash_memos: None,
         }
     }
 
@@ -137,18 +133,9 @@ pub struct KernelBuilder {
     on_audit_error: Option<AuditErrorHook>,
     on_provider_error: Option<ProviderErrorHook>,
     audit_write_timeout_ms: Option<u64>,
-    hash_memos: Option<Rc<HashMemos>>,
 }
 
 impl KernelBuilder {
-    /// Shares `memos` with every other kernel given them, so equal grant
-    /// sets and listings are hashed once between them (see [`HashMemos`]).
-    #[must_use]
-    pub fn hash_memos(mut self, memos: Rc<HashMemos>) -> Self {
-        self.hash_memos = Some(memos);
-        self
-    }
-
     /// Installs a host policy source.
     #[must_use]
     pub fn policy_source(mut self, source: Rc<dyn PolicySource>) -> Self {
@@ -290,7 +277,6 @@ impl KernelBuilder {
             on_audit_error: self.on_audit_error,
             on_provider_error: self.on_provider_error,
             audit_write_timeout_ms: self.audit_write_timeout_ms,
-            memos: self.hash_memos.unwrap_or_default(),
             message_causes: RefCell::new(BTreeMap::new()),
             message_prepared: RefCell::new(HashMap::new()),
         });

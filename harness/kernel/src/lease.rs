@@ -242,7 +242,7 @@ async fn load_authority(
     check_abort(signal)?;
     let resolution = match loaded {
         Loaded::Json(material) => resolve_authority(context, material, policy),
-        Loaded::Typed(grants) => resolve_typed_authority(context, grants, policy, Some(&core.memos.authority)),
+        Loaded::Typed(grants) => resolve_typed_authority(context, grants, policy),
     };
     core.write_pre(resolved_event(core, context, &resolution)).await?;
     Ok(Rc::new(resolution))

@@ -9,7 +9,6 @@ pub mod invoke;
 pub mod kernel;
 pub mod lease;
 pub mod listing;
-pub mod memos;
 pub mod message_tool;
 pub mod messaging;
 pub mod ports;

@@ -14,7 +14,7 @@ use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::tagged_hash;
 use sharedos_model::capability::{Capability, Requirement};
 use sharedos_model::codes::ReasonCode;
-use sharedos_model::tool::{same_definitions, ToolAnnotations, ToolDefinition};
+use sharedos_model::tool::{ToolAnnotations, ToolDefinition};
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
 use std::borrow::Borrow;
@@ -110,11 +110,7 @@ impl Kernel {
                 fail_closed |= decision.reason_code.is_fail_closed();
             }
         }
-        let hash = self.core.memos.catalog.get_or_compute(
-            |tools| same_definitions(tools, &listed),
-            || listed.clone(),
-            || catalog_hash(&listed),
-        )?;
+        let hash = catalog_hash(&listed)?;
         let mut event = self.core.event(context, AuditType::ToolCatalogListed, AuditOutcome::Succeeded);
         event.authority_hash = Some(authority.snapshot.hash.clone());
         event.source = Some(Source::Kernel);

@@ -19,7 +19,6 @@ pub mod codes;
 pub mod execution;
 pub mod instant;
 mod jcs;
-pub mod memo;
 pub mod message;
 pub mod record;
 pub mod role;

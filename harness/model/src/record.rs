@@ -15,7 +15,7 @@
 
 use crate::address::Address;
 use crate::audit::Source;
-use crate::canonical::{is_content_hash, tagged_hash, CanonicalError};
+use crate::canonical::is_content_hash;
 use crate::capability::ResourceRef;
 use crate::execution::{Escalation, ExecutionEvent, ExecutionStatus, RuntimeManifest};
 use crate::instant::is_timestamp;
@@ -27,8 +27,6 @@ use std::sync::Arc;
 
 /// The record schema version.
 pub const RECORD_VERSION: &str = "1";
-/// Domain tag of a record's content hash (the leaves of the evidence root).
-pub const RECORD_HASH_TAG: &str = "sharedos-conformance/execution-record/v1";
 /// Most authority snapshots a record may hold.
 pub const MAX_SNAPSHOTS: usize = 256;
 /// Most exposed (or requested) tool names a record may hold.
@@ -456,14 +454,6 @@ pub struct CostRecord {
 }
 
 impl ExecutionRecord {
-    /// The record's content hash: a leaf of the manifest's evidence root.
-    ///
-    /// # Errors
-    /// When the record holds a value with no canonical JSON form.
-    pub fn content_hash(&self) -> Result<String, CanonicalError> {
-        tagged_hash(RECORD_HASH_TAG, self)
-    }
-
     /// Every bound the record breaks, each at its JSON pointer.
     #[must_use]
     pub fn issues(&self) -> Vec<ValidationError> {

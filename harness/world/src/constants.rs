@@ -173,3 +173,7 @@ pub fn context(now: &str, trace_id: &str) -> AccessContext {
         turn_id: None,
     }
 }
+
+/// Version of the fixture behaviours (stores, tools, broker, transport); it
+/// joins the world hash so a changed fixture is a different world.
+pub const FIXTURE_VERSION: &str = "sharedos-conformance/fixtures/v1";

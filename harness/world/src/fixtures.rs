@@ -11,7 +11,7 @@ use super::file_store::FileStore;
 use super::file_tools::file_tools;
 use super::fixture_tools::fixture_tools;
 use super::grant_store::{GrantEdit, WorldGrantSource};
-use super::grants::{grant_set, GrantOptions, GrantSet};
+use super::grants::{grant_set, GrantSet};
 use super::options::WorldOptions;
 use super::transport::{RecordingTransport, ReplyRouter};
 use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
@@ -50,17 +50,8 @@ impl WorldFixtures {
     /// Builds and arms the fixtures `options` describe.
     #[must_use]
     pub fn build(options: &WorldOptions) -> WorldFixtures {
-        WorldFixtures::build_with_grants(options, grant_set)
-    }
-
-    /// [`WorldFixtures::build`], its grants issued by `issue` (which must
-    /// answer what [`grant_set`] answers, a remembered set for instance).
-    /// The fixtures copy a grant only when an armed edit names it, so
-    /// grant sets may be shared between worlds.
-    #[must_use]
-    pub fn build_with_grants(options: &WorldOptions, issue: impl FnOnce(&GrantOptions) -> GrantSet) -> WorldFixtures {
         let grant_options = options.grant_options();
-        let mut grants = issue(&grant_options);
+        let mut grants = grant_set(&grant_options);
         if let Some(messaging) = &options.messaging {
             messaging.extend_grants(&mut grants);
         }

@@ -15,9 +15,6 @@ use serde_json::{Map, Value};
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use std::collections::BTreeMap;
 
-/// Domain tag of the case-set hash.
-pub const CASE_SET_TAG: &str = "sharedos-conformance/case-set/v1";
-
 /// Script fields in the identity.
 pub const HASHED_SCRIPT_FIELDS: &[&str] = &["id", "kind", "invariant", "expectedOutcome", "terminal", "attempts"];
 /// Attempt fields in the identity.
@@ -68,7 +65,7 @@ pub fn case_set_identity<'a>(
 /// # Errors
 /// As [`case_set_identity`].
 pub fn case_set_hash(suite: &Suite) -> Result<String, CanonicalError> {
-    tagged_hash(CASE_SET_TAG, &case_set_identity(&suite.cases, &suite.scripts)?)
+    tagged_hash(super::tags::CASE_SET, &case_set_identity(&suite.cases, &suite.scripts)?)
 }
 
 /// One script's hashed fields.

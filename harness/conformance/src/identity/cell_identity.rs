@@ -1,15 +1,15 @@
 //! The identity hashes a cell's records carry: the question it asks (spec),
 //! the rules that grade it (evaluator), and the world it materialises.
 
-use crate::identity::record_hashes::{
-    evaluator_hash, policy_hash_of_canonical_tools, spec_hash, world_hash_of_canonical, WorldDescription,
-};
-use crate::input::case::{Case, Condition};
+use super::tags;
+use super::world::{policy_hash, world_hash};
+use crate::grade::judge::RULES_VERSION;
+use crate::input::case::Case;
 use crate::input::script::AttackScript;
 use crate::run::world::World;
-use sharedos_model::canonical::{canonical_bytes, CanonicalError};
+use serde::Serialize;
+use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_world::options::WorldOptions;
-use std::sync::Arc;
 
 /// The identity hashes every record of a cell carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,9 +26,6 @@ pub struct Identity {
 pub struct WorldIdentity {
     /// The world hash.
     pub(crate) hash: String,
-    /// The canonical bytes of the world's requested tools (part of the
-    /// description, and of each turn's policy when the turn requested them).
-    pub(crate) tools: Arc<[u8]>,
     /// The policy a turn runs under when it requests the world's tools with
     /// the world's namespaces enabled (every turn the runner builds): the
     /// namespaces and the policy hash, so each record need not hash the
@@ -37,48 +34,23 @@ pub struct WorldIdentity {
 }
 
 impl WorldIdentity {
-    /// The hashes of `world`, built for `options`, whose requested tools
-    /// have the canonical bytes `tools`; `policy_hash` hashes the policy of
-    /// its enabled namespaces with those tools (a caller may remember it).
+    /// The hashes of `world`, built for `options`.
     ///
     /// # Errors
     /// When a hash cannot be computed.
-    pub fn of(
-        world: &World,
-        options: &WorldOptions,
-        tools: Arc<[u8]>,
-        policy_hash: impl FnOnce(&[String], &Arc<[u8]>) -> Result<String, CanonicalError>,
-    ) -> Result<WorldIdentity, CanonicalError> {
-        let description = WorldDescription::of(world, options).canonical_with_tools(&tools)?;
+    pub fn of(world: &World, options: &WorldOptions) -> Result<WorldIdentity, CanonicalError> {
         let enabled = world.enabled_tool_namespaces();
-        let policy_hash = policy_hash(&enabled, &tools)?;
-        Ok(WorldIdentity { hash: world_hash_of_canonical(&description), tools, policy: (enabled, policy_hash) })
+        let policy = policy_hash(&enabled, &world.requested_tools)?;
+        Ok(WorldIdentity { hash: world_hash(world, options)?, policy: (enabled, policy) })
     }
 }
 
 impl Identity {
-    /// The hashes of the question a cell asks, its materialised world, and the rules.
+    /// The hashes of the question a cell asks, given its world's hashes.
     ///
     /// # Errors
     /// When a hash cannot be computed.
     pub fn new(
-        case: &Case,
-        script: &AttackScript,
-        condition: &Condition,
-        world: &World,
-    ) -> Result<Identity, CanonicalError> {
-        let tools: Arc<[u8]> = canonical_bytes(&world.requested_tools)?.into();
-        let world = WorldIdentity::of(world, &condition.world, tools, |enabled, tools| {
-            policy_hash_of_canonical_tools(enabled, tools)
-        })?;
-        Identity::with_world(case, script, &condition.id, world)
-    }
-
-    /// [`Identity::new`], given the world's hashes.
-    ///
-    /// # Errors
-    /// When a hash cannot be computed.
-    pub fn with_world(
         case: &Case,
         script: &AttackScript,
         condition_id: &str,
@@ -86,4 +58,35 @@ impl Identity {
     ) -> Result<Identity, CanonicalError> {
         Ok(Identity { spec: spec_hash(case, script, condition_id)?, evaluator: evaluator_hash()?, world })
     }
+}
+
+/// The question a cell asks: its case, its whole script (prose included, so
+/// a reworded attempt is a different experiment for this hash) and condition.
+///
+/// # Errors
+/// When the value has no canonical form (it always has).
+pub fn spec_hash(case: &Case, script: &AttackScript, condition_id: &str) -> Result<String, CanonicalError> {
+    /// The hashed value, borrowed rather than copied into a JSON tree.
+    #[derive(Serialize)]
+    struct Spec<'a> {
+        case: &'a str,
+        #[serde(rename = "move")]
+        script: &'a AttackScript,
+        condition: &'a str,
+    }
+    tagged_hash(tags::SPEC, &Spec { case: &case.id, script, condition: condition_id })
+}
+
+/// The grading rules that judged the record.
+///
+/// # Errors
+/// As [`spec_hash`].
+pub fn evaluator_hash() -> Result<String, CanonicalError> {
+    /// The hashed value.
+    #[derive(Serialize)]
+    struct Evaluator {
+        judge: &'static str,
+        version: &'static str,
+    }
+    tagged_hash(tags::EVALUATOR, &Evaluator { judge: "sharedos-conformance", version: RULES_VERSION })
 }

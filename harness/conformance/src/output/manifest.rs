@@ -9,21 +9,16 @@
 //! written before `causes` existed) still parses and renders.
 
 use crate::grade::judge::{CellStatus, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use crate::identity::sets::{hash_evidence_root, hash_prompt_set, EvidenceLeaf, PromptEntry};
+use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::{Family, TurnExpectation};
 use crate::input::script::MoveKind;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
-use sharedos_model::canonical::{tagged_hash, CanonicalError};
+use sharedos_model::canonical::CanonicalError;
 
 /// The manifest schema version.
 pub const MANIFEST_VERSION: &str = "1";
-/// How every hash in the manifest is computed: SHA-256 over a domain tag, a
-/// newline and the RFC 8785 canonical JSON of the value.
-pub const HASH_SCHEME: &str = "sha256-tagged-jcs/v1";
-/// Domain tag of a column's prompt-set hash.
-pub const PROMPT_SET_TAG: &str = "sharedos-conformance/prompt-set/v1";
-/// Domain tag of the evidence root.
-pub const EVIDENCE_ROOT_TAG: &str = "sharedos-conformance/evidence-root/v1";
 
 /// The whole manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,7 +31,7 @@ pub struct Manifest {
     /// This harness's grading-rules version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules_version: Option<String>,
-    /// How the hashes were computed ([`HASH_SCHEME`]).
+    /// How the hashes were computed ([`crate::identity::tags::HASH_SCHEME`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash_scheme: Option<String>,
     /// Hash of the cases and scripts, prose excluded.
@@ -314,15 +309,6 @@ pub struct ManifestInput {
     pub evidence: Vec<CellEvidence>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PromptEntry<'a> {
-    case: &'a str,
-    condition: &'a str,
-    turn: u32,
-    prompt_hash: &'a str,
-}
-
 /// A column's prompt-set hash: over the ordered `{case, condition, turn,
 /// promptHash}` of every turn of that column that stated a prompt hash;
 /// `None` when no turn did.
@@ -344,27 +330,16 @@ pub fn prompt_set_hash(column_id: &str, evidence: &[CellEvidence]) -> Result<Opt
             })
         })
         .collect();
-    if entries.is_empty() {
-        return Ok(None);
-    }
-    tagged_hash(PROMPT_SET_TAG, &entries).map(Some)
+    hash_prompt_set(&entries)
 }
 
-#[derive(Serialize)]
-struct EvidenceLeaf<'a> {
-    case: &'a str,
-    condition: &'a str,
-    column: &'a str,
-    records: Vec<&'a str>,
-}
-
-/// The evidence root: one hash over every run cell's record hashes, with
-/// cells sorted by (case, condition, column) so run order cannot move it.
+/// The evidence root over every run cell's record hashes (see
+/// [`hash_evidence_root`]).
 ///
 /// # Errors
 /// When hashing fails (it cannot for these values).
 pub fn evidence_root(evidence: &[CellEvidence]) -> Result<String, CanonicalError> {
-    let mut leaves: Vec<EvidenceLeaf<'_>> = evidence
+    let leaves = evidence
         .iter()
         .map(|cell| EvidenceLeaf {
             case: &cell.case_id,
@@ -373,8 +348,7 @@ pub fn evidence_root(evidence: &[CellEvidence]) -> Result<String, CanonicalError
             records: cell.turns.iter().map(|t| t.record_hash.as_str()).collect(),
         })
         .collect();
-    leaves.sort_by(|a, b| (a.case, a.condition, a.column).cmp(&(b.case, b.condition, b.column)));
-    tagged_hash(EVIDENCE_ROOT_TAG, &leaves)
+    hash_evidence_root(leaves)
 }
 
 /// Builds the manifest: columns with their prompt-set hashes, rows grouped

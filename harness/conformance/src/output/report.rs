@@ -1,19 +1,15 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
 use crate::identity::case_set::case_set_hash;
-use crate::identity::record_hashes::{world_hash_of_canonical, WorldDescription};
+use crate::identity::sets::{world_set_hash_with, WorldSetError};
 use crate::input::loader::Suite;
 use crate::output::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
 use crate::output::markdown::render_markdown;
 use crate::run::cell::{CellError, CellRun};
 use crate::run::matrix::{locate, run_all, PlannedCell, PlannedResult, Selection};
-use crate::run::world::{World, WorldError};
-use sharedos_model::canonical::{canonical_bytes, CanonicalError, TaggedHasher};
+use sharedos_model::canonical::CanonicalError;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Domain tag of the world-set hash.
-const WORLD_SET_TAG: &str = "sharedos-conformance/world-set/v2";
 
 /// A finished run: every graded cell and the reports built from them.
 #[derive(Debug, Clone)]
@@ -40,68 +36,12 @@ pub enum ReportError {
         #[source]
         source: CellError,
     },
-    /// A world could not be built for the world-set hash.
+    /// The world-set hash could not be computed.
     #[error(transparent)]
-    World(#[from] WorldError),
+    WorldSet(#[from] WorldSetError),
     /// A hash could not be computed.
     #[error(transparent)]
     Hash(#[from] CanonicalError),
-}
-
-/// The world-set hash: every selected case's conditions, each with the
-/// hash of the world it materialises (which covers the world's whole
-/// description, see [`WorldDescription`]).
-///
-/// # Errors
-/// When a world cannot be built.
-pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, ReportError> {
-    world_set_hash_with(suite, selection, &BTreeMap::new())
-}
-
-/// [`world_set_hash`], taking the world hash of a (case, condition) from
-/// `hashed` when a run cell already computed it.
-///
-/// # Errors
-/// When a world cannot be built.
-pub fn world_set_hash_with(
-    suite: &Suite,
-    selection: &Selection,
-    hashed: &BTreeMap<(&str, &str), &str>,
-) -> Result<String, ReportError> {
-    // The canonical form of `[{case, conditions: [{condition, world}]}]` is
-    // written member by member ("case" < "conditions", "condition" <
-    // "world") straight into the hash.
-    let mut hash = TaggedHasher::new(WORLD_SET_TAG);
-    hash.update(b"[");
-    for (i, case) in suite.cases.iter().filter(|c| selection.keeps_case(c)).enumerate() {
-        if i > 0 {
-            hash.update(b",");
-        }
-        hash.update(b"{\"case\":");
-        hash.update(&canonical_bytes(&case.id)?);
-        hash.update(b",\"conditions\":[");
-        for (j, condition) in case.conditions.iter().enumerate() {
-            if j > 0 {
-                hash.update(b",");
-            }
-            hash.update(b"{\"condition\":");
-            hash.update(&canonical_bytes(&condition.id)?);
-            hash.update(b",\"world\":");
-            let world_hash = match hashed.get(&(case.id.as_str(), condition.id.as_str())) {
-                Some(world_hash) => canonical_bytes(world_hash)?,
-                None => {
-                    let world = World::build(&condition.world)?;
-                    let description = canonical_bytes(&WorldDescription::of(&world, &condition.world))?;
-                    canonical_bytes(&world_hash_of_canonical(&description))?
-                }
-            };
-            hash.update(&world_hash);
-            hash.update(b"}");
-        }
-        hash.update(b"]}");
-    }
-    hash.update(b"]");
-    Ok(hash.finish())
 }
 
 /// Runs the planned cells on `jobs` workers (see [`run_all`]) and builds

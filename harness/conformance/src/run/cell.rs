@@ -1,7 +1,7 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
 //! clock, a record per turn, the judge over the last record.
 
-use super::memos::RunMemos;
+use super::cache::RunCache;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::grade::completeness::check_completeness;
 use crate::grade::judge::cell::assemble_cell;
@@ -9,7 +9,8 @@ use crate::grade::judge::{judge, GradingInput, TurnFacts};
 use crate::grade::messaging::host_attempts;
 use crate::grade::receipt::{receipts_from_record, AttemptReceipt};
 use crate::identity::cell_identity::{Identity, WorldIdentity};
-use crate::identity::record_hashes::{policy_hash, policy_hash_of_canonical_tools, record_hash};
+use crate::identity::sets::record_hash;
+use crate::identity::world::policy_hash;
 use crate::input::case::{Case, Condition};
 use crate::input::script::AttackScript;
 use crate::output::golden::{CellKey, GoldenComparison, Snapshot};
@@ -26,6 +27,7 @@ use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
 use std::cell::OnceCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The version of the kernel and envelope under test, as records name it.
 pub const REFERENCE_VERSION: &str = concat!("sharedos-conformance-reference/", env!("CARGO_PKG_VERSION"));
@@ -90,7 +92,7 @@ pub fn run_cell(
     script: &Rc<AttackScript>,
     column_id: &str,
 ) -> Result<CellRun, CellError> {
-    Row::new(case, condition, Rc::clone(script), Rc::default()).run_cell(column_id)
+    Row::new(case, condition, Rc::clone(script), &Arc::default()).run_cell(column_id)
 }
 
 /// One row of the matrix (a case under one condition): what its cells share
@@ -101,7 +103,7 @@ pub struct Row<'s> {
     condition: &'s Condition,
     script: Rc<AttackScript>,
     /// What its cells remember, shared with other rows the same worker runs.
-    memos: Rc<RunMemos>,
+    cache: &'s Arc<RunCache>,
     /// The identity hashes, written by the first cell that runs: they cover
     /// the case, the script, the condition and its world, never the column.
     identity: OnceCell<Identity>,
@@ -111,8 +113,13 @@ impl<'s> Row<'s> {
     /// The row of `case` under `condition`, played by `script`, its worlds
     /// remembering hashes in `memos`.
     #[must_use]
-    pub fn new(case: &'s Case, condition: &'s Condition, script: Rc<AttackScript>, memos: Rc<RunMemos>) -> Row<'s> {
-        Row { case, condition, script, memos, identity: OnceCell::new() }
+    pub fn new(
+        case: &'s Case,
+        condition: &'s Condition,
+        script: Rc<AttackScript>,
+        cache: &'s Arc<RunCache>,
+    ) -> Row<'s> {
+        Row { case, condition, script, cache, identity: OnceCell::new() }
     }
 
     /// Runs the row's cell in `column_id` on its own current-thread runtime
@@ -137,11 +144,8 @@ impl<'s> Row<'s> {
             return Ok(identity.clone());
         }
         let options = &self.condition.world;
-        let world_identity = self.memos.world_identity(options, || {
-            let tools = self.memos.tool_bytes(&world.requested_tools)?;
-            WorldIdentity::of(world, options, tools, |enabled, tools| self.memos.policy_hash(enabled, tools))
-        })?;
-        let identity = Identity::with_world(self.case, &self.script, &self.condition.id, world_identity)?;
+        let world_identity = self.cache.world_identity(options, || WorldIdentity::of(world, options))?;
+        let identity = Identity::new(self.case, &self.script, &self.condition.id, world_identity)?;
         Ok(self.identity.get_or_init(|| identity).clone())
     }
 }
@@ -150,10 +154,10 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
-    let world = World::build_sharing(&condition.world, &row.memos.worlds)?;
+    let world = World::build(&condition.world)?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
-    let turns = run_turns(&world, &condition.world, script, &key, column.kind, &row.memos).await?;
+    let turns = run_turns(&world, &condition.world, script, &key, column.kind, row.cache).await?;
     let after_result = activity_after_result(&world).await;
     let records_of = RecordContext {
         case,
@@ -295,16 +299,13 @@ pub fn assembly_input<'a>(
 }
 
 /// The policy hash of `turn`: the identity's own when the turn requested the
-/// world's tools with the world's namespaces, else hashed with the
-/// identity's canonical tool bytes spliced in when the tools are the world's.
+/// world's tools with the world's namespaces, else its own.
 fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<String, CanonicalError> {
     let (enabled, tools) = (&turn.request.context.enabled_tool_namespaces, &turn.request.tools);
-    if **tools != *cx.identity_tools {
-        policy_hash(enabled, tools)
-    } else if *enabled == cx.identity.world.policy.0 {
+    if **tools == *cx.identity_tools && *enabled == cx.identity.world.policy.0 {
         Ok(cx.identity.world.policy.1.clone())
     } else {
-        policy_hash_of_canonical_tools(enabled, &cx.identity.world.tools)
+        policy_hash(enabled, tools)
     }
 }
 

@@ -1,8 +1,8 @@
 //! The whole matrix: plan the selected cells, run them on a worker pool, and
 //! put the results in canonical order before anything is written.
 
+use super::cache::RunCache;
 use super::cell::{run_cell, CellError, CellRun, Row};
-use super::memos::{RunMemos, SharedMemos};
 use crate::grade::judge::cell::declared_cell;
 use crate::grade::judge::CellStatus;
 use crate::input::case::{Case, Condition};
@@ -121,18 +121,16 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
-    // Each worker keeps one set of memos for every row it runs, and shares
-    // world hashes with the other workers; a worker takes the next row not
-    // yet taken, and the results are put back in row order.
-    let shared = Arc::new(SharedMemos::default());
+    // The workers share the run's one cache; a worker takes the next row
+    // not yet taken, and the results are put back in row order.
+    let cache = Arc::new(RunCache::default());
     let next = AtomicUsize::new(0);
     let work = || {
-        let memos = Rc::new(RunMemos::sharing(Arc::clone(&shared)));
         let mut ran = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(row) = rows.get(index) else { break };
-            ran.push((index, run_row(suite, row, golden, &memos)));
+            ran.push((index, run_row(suite, row, golden, &cache)));
         }
         ran
     };
@@ -147,12 +145,12 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Opti
 }
 
 /// Runs the cells of one row that are not declared, in plan order.
-fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>, memos: &Rc<RunMemos>) -> Vec<PlannedResult> {
+fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>, cache: &Arc<RunCache>) -> Vec<PlannedResult> {
     let mut row: Option<Row<'_>> = None;
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
-            row = Some(Row::new(case, condition, Rc::new(script.clone()), Rc::clone(memos)));
+            row = Some(Row::new(case, condition, Rc::new(script.clone()), cache));
         }
         let mut run = match &row {
             Some(row) => row.run_cell(&planned.key.column)?,

@@ -1,7 +1,7 @@
 //! Who sits in a column's seat for one turn: the adversary itself, or the
 //! standard loop with a driver fed what the script says the seat says.
 
-use super::memos::RunMemos;
+use super::cache::RunCache;
 use crate::input::script::AttackScript;
 use crate::run::adversary::Adversary;
 use crate::run::attempt_call::IssueContext;
@@ -21,6 +21,7 @@ use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The model name a scripted model column's records show.
 pub const TRANSCRIPT_MODEL: &str = "transcript";
@@ -83,7 +84,7 @@ impl SeatScript {
 }
 
 /// The runtime seated in `kind` for one turn; a vendor's catalogue
-/// renderings are remembered in `memos`.
+/// renderings are remembered in `cache`.
 ///
 /// # Errors
 /// When a driver cannot be built from the script.
@@ -92,12 +93,12 @@ pub fn seat(
     script: &Rc<AttackScript>,
     turn: u32,
     seat_script: &SeatScript,
-    memos: &Rc<RunMemos>,
+    cache: &Arc<RunCache>,
 ) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
     match kind {
         ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
         ColumnKind::ModelScripted => model_seat(seat_script),
-        ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, memos),
+        ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
     }
 }
 
@@ -116,15 +117,15 @@ fn model_seat(seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatErr
 fn vendor_seat(
     vendor: Vendor,
     seat_script: &SeatScript,
-    memos: &Rc<RunMemos>,
+    cache: &Arc<RunCache>,
 ) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
     let writer = vendor.writer();
     let batches = vendor_batches(writer.as_ref(), &seat_script.calls, &seat_script.ending, &seat_script.execution_id);
     let transport = TranscriptTransport::new(batches).map_err(|e| SeatError::Driver(e.to_string()))?;
     let mut options = EvalHarnessDriverOptions::new(vendor.manifest(), Rc::from(vendor.protocol()), Rc::new(transport));
     options.declare_step = seat_script.declare_step();
-    let memos = Rc::clone(memos);
-    options.render_tools = Some(Rc::new(move |protocol, tools| memos.rendered_tools(protocol, tools)));
+    let cache = Arc::clone(cache);
+    options.render_tools = Some(Rc::new(move |protocol, tools| cache.rendered_tools(protocol, tools)));
     let driver = EvalHarnessDriver::new(options).map_err(|e| SeatError::Driver(e.to_string()))?;
     let seated =
         StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;

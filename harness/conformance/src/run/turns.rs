@@ -1,6 +1,6 @@
 //! Running one cell's turns, in order, against one world on a paused clock.
 
-use super::memos::RunMemos;
+use super::cache::RunCache;
 use super::request::{execution_id, turn_request};
 use super::seat::{seat, SeatScript};
 use crate::grade::judge::facts::{WorldActivity, QUIET_WINDOW};
@@ -19,6 +19,7 @@ use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One executed turn and what the runtime reported about it.
@@ -56,7 +57,7 @@ pub enum TurnError {
 }
 
 /// Runs every turn of `script` for one cell with the column's runtime
-/// seated, its worker's memos in `memos`.
+/// seated, the run's cache in `cache`.
 ///
 /// # Errors
 /// When the executor cannot be built or refuses a request.
@@ -66,7 +67,7 @@ pub async fn run_turns(
     script: &Rc<AttackScript>,
     cell: &CellKey,
     column: ColumnKind,
-    memos: &Rc<RunMemos>,
+    cache: &Arc<RunCache>,
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
     let mut turns = Vec::new();
     // The envelope's clock is the world's plus the virtual time the cell
@@ -89,7 +90,7 @@ pub async fn run_turns(
         let adversary = (column == ColumnKind::Adversary).then(|| Adversary::new(Rc::clone(script), turn));
         let runtime: Rc<dyn RuntimePlugin> = match &adversary {
             Some(adversary) => Rc::new(adversary.clone()),
-            None => seat(column, script, turn, &seat_script, memos)
+            None => seat(column, script, turn, &seat_script, cache)
                 .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
         };
         let executor = Executor::new(world.kernel.clone(), runtime, executor_options)

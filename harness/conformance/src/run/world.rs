@@ -4,19 +4,15 @@
 
 use sharedos_kernel::escalation::escalation_tool;
 use sharedos_kernel::kernel::Kernel;
-use sharedos_kernel::memos::HashMemos;
 use sharedos_kernel::ports::ToolHandler;
-use sharedos_model::memo::Memo;
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::error::KernelError;
 use sharedos_world::broker::notion_search_definition;
 use sharedos_world::constants::SEARCH_ACTION;
 use sharedos_world::fixture_tools::admin_grant_issue_definition;
 use sharedos_world::fixtures::WorldFixtures;
-use sharedos_world::grants::{grant_set, GrantOptions, GrantSet};
 use sharedos_world::ledger::Ledger;
 use sharedos_world::options::WorldOptions;
-use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -49,35 +45,15 @@ impl World {
     /// # Errors
     /// When the kernel cannot be built from the fixtures.
     pub fn build(options: &WorldOptions) -> Result<World, WorldError> {
-        World::build_sharing(options, &WorldMemos::default())
-    }
-
-    /// [`World::build`], sharing with the other worlds built with `memos`
-    /// what depends on the options alone (see [`WorldMemos`]).
-    ///
-    /// # Errors
-    /// When the kernel cannot be built from the fixtures.
-    pub fn build_sharing(options: &WorldOptions, memos: &WorldMemos) -> Result<World, WorldError> {
-        let fixtures = WorldFixtures::build_with_grants(options, |grant_options| {
-            let Ok(grants) = memos.grant_sets.get_or_compute(
-                |known| known == grant_options,
-                || *grant_options,
-                || Ok::<_, Infallible>(grant_set(grant_options)),
-            );
-            grants
-        });
+        let fixtures = WorldFixtures::build(options);
         let mut registered = fixtures.static_tools();
         let ledger = sharedos_world::options::ledger::attach(options.ledger.as_ref(), &mut registered);
         if let Some(fault) = &options.audit_fails_at {
             fault.arm(&fixtures.audit);
         }
         registered.push(escalation_tool());
-        let kernel = build_kernel(&fixtures, &registered, options, Rc::clone(&memos.kernel))?;
-        let Ok(requested_tools) = memos.requested_tools.get_or_compute(
-            |known| known == options,
-            || options.clone(),
-            || Ok::<_, Infallible>(requested_tools(&registered, &kernel, options)),
-        );
+        let kernel = build_kernel(&fixtures, &registered, options)?;
+        let requested_tools = requested_tools(&registered, &kernel, options);
         Ok(World { kernel: Rc::new(kernel), fixtures, requested_tools, ledger })
     }
 }
@@ -104,47 +80,17 @@ fn requested_tools(
     requested_tools.into()
 }
 
-/// How many distinct worlds (and grant sets) the memos keep; the committed
-/// suite arms 67 worlds.
-pub(crate) const WORLD_CAPACITY: usize = 128;
-
-/// What the worlds one worker builds share. A world is a function of its
-/// options alone (the fixtures are code), so what is remembered by options
-/// is what a fresh build would make: the requested tools, and the grant
-/// set, which the fixtures copy a grant of only when an armed edit names it.
-#[derive(Debug)]
-pub struct WorldMemos {
-    /// Handed to the kernel of every world (see [`HashMemos`]).
-    pub kernel: Rc<HashMemos>,
-    /// The tools a turn request lists, by world options.
-    requested_tools: Memo<WorldOptions, Arc<[ToolDefinition]>>,
-    /// The grants issued, by grant options.
-    grant_sets: Memo<GrantOptions, GrantSet>,
-}
-
-impl Default for WorldMemos {
-    fn default() -> WorldMemos {
-        WorldMemos {
-            kernel: Rc::default(),
-            requested_tools: Memo::new(WORLD_CAPACITY),
-            grant_sets: Memo::new(WORLD_CAPACITY),
-        }
-    }
-}
-
 fn build_kernel(
     fixtures: &WorldFixtures,
     registered: &[Rc<dyn ToolHandler>],
     options: &WorldOptions,
-    memos: Rc<HashMemos>,
 ) -> Result<Kernel, KernelError> {
     // The kernel's default id factories (`audit-<n>`, `<traceId>-message-request`)
     // are the conformance world's, except that a messaging world counts its
     // message ids so every request of a turn is told apart.
     let mut builder = Kernel::builder(fixtures.grant_source.clone(), fixtures.audit.clone())
         .usage_store(Rc::clone(&fixtures.usage))
-        .delegation_resolver(fixtures.chain.clone())
-        .hash_memos(memos);
+        .delegation_resolver(fixtures.chain.clone());
     let arming = options.messaging.as_ref();
     if arming.is_none_or(|m| m.transport_attached()) {
         builder = builder.message_transport(fixtures.transport.clone());
@@ -177,38 +123,5 @@ impl World {
             namespaces.push(sharedos_world::options::ledger::LEDGER_TOOL_NAMESPACE.to_string());
         }
         namespaces
-    }
-}
-
-/// Version of the fixture behaviours (stores, tools, broker, transport); it
-/// joins the world hash so a changed fixture is a different world.
-pub const FIXTURE_VERSION: &str = "sharedos-conformance/fixtures/v1";
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::{World, WorldMemos};
-    use sharedos_world::grants::GRANT_READ;
-    use sharedos_world::options::WorldOptions;
-    use std::sync::Arc;
-
-    #[test]
-    fn worlds_sharing_memos_are_fresh_builds_and_never_see_each_others_edits() {
-        let memos = WorldMemos::default();
-        let revoked = WorldOptions { revoked: Some(vec![GRANT_READ.to_string()]), ..WorldOptions::default() };
-        let plain = WorldOptions::default();
-        let first = World::build_sharing(&revoked, &memos).unwrap();
-        let second = World::build_sharing(&plain, &memos).unwrap();
-        let third = World::build_sharing(&plain, &memos).unwrap();
-        let revoked_read = |world: &World| {
-            world.fixtures.grant_source.grants().iter().any(|g| g.id == GRANT_READ && g.revoked_at.is_some())
-        };
-        assert!(revoked_read(&first));
-        assert!(!revoked_read(&second) && !revoked_read(&third), "an edit reached a world sharing the grant set");
-        let fresh = World::build(&plain).unwrap();
-        assert_eq!(second.fixtures.grant_source.grants(), fresh.fixtures.grant_source.grants());
-        assert_eq!(second.fixtures.grants, fresh.fixtures.grants);
-        assert_eq!(second.requested_tools, fresh.requested_tools);
-        assert!(Arc::ptr_eq(&second.requested_tools, &third.requested_tools), "remembered by options");
     }
 }

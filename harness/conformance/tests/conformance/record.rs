@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 use sharedos_conformance::grade::completeness::{check_completeness, GapSeverity};
+use sharedos_conformance::identity::sets::record_hash;
 use sharedos_conformance::run::record::assemble::{
     assemble_record, AssemblyError, AssemblyInput, CostInput, SystemInput,
 };
@@ -423,8 +424,8 @@ fn assembly_is_deterministic_and_the_record_hash_is_a_content_hash() {
     let a = assemble(&request, &result, &audit).unwrap();
     let b = assemble(&request, &result, &audit).unwrap();
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
-    let hash = a.content_hash().unwrap();
-    assert_eq!(hash, b.content_hash().unwrap());
+    let hash = record_hash(&a).unwrap();
+    assert_eq!(hash, record_hash(&b).unwrap());
     assert!(sharedos_model::canonical::is_content_hash(&hash));
     let back: ExecutionRecord = serde_json::from_value(serde_json::to_value(&a).unwrap()).unwrap();
     assert_eq!(back, a);

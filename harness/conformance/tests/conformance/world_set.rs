@@ -6,7 +6,8 @@
 use crate::support;
 
 use sharedos_conformance::identity::case_set::case_set_hash;
-use sharedos_conformance::output::report::{build_report, world_set_hash};
+use sharedos_conformance::identity::sets::world_set_hash;
+use sharedos_conformance::output::report::build_report;
 use sharedos_conformance::run::matrix::{plan, run_all, Selection};
 use support::committed_suite;
 

@@ -9,15 +9,17 @@ use std::sync::{Mutex, PoisonError};
 /// A lookup takes the answer of the key its caller's `matches` accepts;
 /// callers match by value (an equal address at most standing for an equal
 /// value), so a remembered answer is always the one its value gives, and a
-/// missed match only computes again. Only successful answers are kept, and at
-/// most `capacity` of them, so a lookup stays a short scan. A memo whose
+/// missed match only computes again. Only successful answers are kept; a
+/// lookup scans them, which stays short for the few dozen distinct values a
+/// suite holds (a world per distinct condition, a catalogue per world and
+/// protocol). A memo whose
 /// keys and answers can cross threads can be shared between workers; it
 /// computes outside its lock, so two workers asking at once may both
 /// compute, and keep the first answer.
 ///
 /// ```
-/// use sharedos_model::memo::Memo;
-/// let squares: Memo<u32, u32> = Memo::new(4);
+/// use sharedos_conformance::run::cache::memo::Memo;
+/// let squares: Memo<u32, u32> = Memo::default();
 /// let mut computed = 0;
 /// for _ in 0..3 {
 ///     let answer = squares.get_or_compute(|k| *k == 7, || 7, || -> Result<u32, ()> {
@@ -31,18 +33,17 @@ use std::sync::{Mutex, PoisonError};
 #[derive(Debug)]
 pub struct Memo<K, V> {
     entries: Mutex<Vec<(K, V)>>,
-    capacity: usize,
+}
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Memo<K, V> {
+        Memo { entries: Mutex::new(Vec::new()) }
+    }
 }
 
 impl<K, V: Clone> Memo<K, V> {
-    /// An empty memo that keeps at most `capacity` answers.
-    #[must_use]
-    pub fn new(capacity: usize) -> Memo<K, V> {
-        Memo { entries: Mutex::new(Vec::new()), capacity }
-    }
-
     /// The answer remembered for the key `matches` accepts, or `compute`'s,
-    /// remembered under `key()` when it succeeds and there is room.
+    /// remembered under `key()` when it succeeds.
     ///
     /// # Errors
     /// What `compute` answered, when it failed.
@@ -60,9 +61,7 @@ impl<K, V: Clone> Memo<K, V> {
         if let Some((_, first)) = entries.iter().find(|(k, _)| matches(k)) {
             return Ok(first.clone());
         }
-        if entries.len() < self.capacity {
-            entries.push((key(), value.clone()));
-        }
+        entries.push((key(), value.clone()));
         Ok(value)
     }
 
@@ -96,7 +95,7 @@ mod tests {
 
     #[test]
     fn each_value_gets_its_own_answer_computed_once() {
-        let (memo, mut computed) = (Memo::new(8), Vec::new());
+        let (memo, mut computed) = (Memo::default(), Vec::new());
         for key in ["ab", "abc", "ab", "abc"] {
             assert_eq!(ask(&memo, key, &mut computed), Ok(key.len()));
         }
@@ -106,7 +105,7 @@ mod tests {
     #[test]
     fn workers_share_one_memo() {
         use std::sync::atomic::{AtomicUsize, Ordering};
-        let (memo, computed) = (Memo::new(4), AtomicUsize::new(0));
+        let (memo, computed) = (Memo::default(), AtomicUsize::new(0));
         let ask = || {
             memo.get_or_compute(
                 |k: &u8| *k == 1,
@@ -125,13 +124,12 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_not_remembered_and_a_full_memo_still_answers() {
-        let (memo, mut computed) = (Memo::new(1), Vec::new());
+    fn failures_are_not_remembered() {
+        let (memo, mut computed) = (Memo::default(), Vec::new());
         assert!(ask(&memo, "", &mut computed).is_err());
         assert!(ask(&memo, "", &mut computed).is_err());
         assert_eq!(ask(&memo, "a", &mut computed), Ok(1));
-        assert_eq!(ask(&memo, "bb", &mut computed), Ok(2));
-        assert_eq!(ask(&memo, "bb", &mut computed), Ok(2));
-        assert_eq!(computed, ["", "", "a", "bb", "bb"]);
+        assert_eq!(ask(&memo, "a", &mut computed), Ok(1));
+        assert_eq!(computed, ["", "", "a"]);
     }
 }
