@@ -14,13 +14,10 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::live::{read_stream, IgnoredKind, LiveOutcome, LiveStep, LiveStreamReader, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_testkit::json::object;
 use std::collections::BTreeMap;
 
 const FIXED: &str = "The Claude Code harness reported a failure.";
-
-fn object(value: Value) -> Map<String, Value> {
-    value.as_object().expect("an object").clone()
-}
 
 fn interpret(value: Value) -> Vec<HarnessStep> {
     ClaudeCodeProtocol.interpret(&object(value))

@@ -14,18 +14,11 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::live::{read_stream, IgnoredKind, LiveOutcome, LiveStep, LiveStreamReader, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_testkit::json::object;
 use std::collections::BTreeMap;
 
-fn frame(value: Value) -> HarnessFrame {
-    value.as_object().expect("a frame is an object").clone()
-}
-
 fn interpret(value: Value) -> Vec<HarnessStep> {
-    CodexProtocol.interpret(&frame(value))
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    value.as_object().expect("an object").clone()
+    CodexProtocol.interpret(&object(value))
 }
 
 fn call(call_id: &str, tool: &str, arguments: Value) -> HarnessStep {

@@ -17,7 +17,9 @@ use sharedos_drivers::live::{LiveOutcome, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome};
+use sharedos_testkit::json::object;
+use sharedos_testkit::result::result;
 use std::sync::Arc;
 
 /// One codec as the contract sees it: its reader, its writer, and the
@@ -44,10 +46,6 @@ pub(crate) struct Codec {
     /// The frame handing back the result of a call id and tool whose body is
     /// this text; the flag says the call did not succeed.
     pub(crate) result_frame: fn(&str, &str, &str, bool) -> Value,
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    value.as_object().expect("an object").clone()
 }
 
 // ---------------------------------------------------------------- D38
@@ -149,16 +147,6 @@ fn tools_are_described_in_the_vendor_shape(codec: &Codec) {
 
 // ---------------------------------------------------------------- results
 
-fn result(outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: "call_01".into(),
-        tool: "files.read".into(),
-        completed_at: "2026-01-01T00:00:00Z".into(),
-        metadata: None,
-        outcome,
-    }
-}
-
 fn errors() -> Vec<ProtocolError> {
     let mut undisclosed = ProtocolError::new("no_matching_grant", "No grant covers it.");
     undisclosed.retryable = Some(true);
@@ -172,7 +160,7 @@ fn errors() -> Vec<ProtocolError> {
 /// body; `retryable` and `details` are never disclosed.
 fn a_result_is_the_status_body_in_the_vendor_frame(codec: &Codec) {
     let frame = |outcome: ToolOutcome, body: Value, is_error: bool| {
-        let encoded = codec.protocol.encode_tool_result(&result(outcome));
+        let encoded = codec.protocol.encode_tool_result(&result("call_01", "files.read", outcome));
         let expected = (codec.result_frame)("call_01", "files.read", &body.to_string(), is_error);
         assert_eq!(Value::Object(encoded), expected, "{body}");
     };

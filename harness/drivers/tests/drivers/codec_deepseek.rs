@@ -9,20 +9,14 @@ use crate::codec_contract::{self, Codec};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::deepseek::{DeepSeekLiveReader, DeepSeekProtocol, DeepSeekWriter};
-use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
+use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
+use sharedos_testkit::json::object;
 
 fn read(value: Value) -> Vec<HarnessStep> {
-    DeepSeekProtocol.interpret(&frame(value))
+    DeepSeekProtocol.interpret(&object(value))
 }
 
 fn wrapped(session: &str, kind: &str, data: Value) -> Value {
@@ -474,7 +468,7 @@ proptest! {
                 let _ = DeepSeekProtocol.interpret(map);
             }
             let wrapped = wrapped("s1", "tool/call", value.clone());
-            let _ = DeepSeekProtocol.interpret(&frame(wrapped.clone()));
+            let _ = DeepSeekProtocol.interpret(&object(wrapped.clone()));
             let _ = reader.read_line(index * 2 + 1, &value.to_string());
             let _ = reader.read_line(index * 2 + 2, &wrapped.to_string());
         }

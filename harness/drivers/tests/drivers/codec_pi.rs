@@ -9,20 +9,14 @@ use crate::codec_contract::{self, Codec};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::pi::{PiLiveReader, PiProtocol, PiWriter};
-use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
+use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
+use sharedos_testkit::json::object;
 
 fn read(value: Value) -> Vec<HarnessStep> {
-    PiProtocol.interpret(&frame(value))
+    PiProtocol.interpret(&object(value))
 }
 
 fn steps_json(steps: &[HarnessStep]) -> Value {
@@ -403,7 +397,7 @@ proptest! {
                 let _ = PiProtocol.interpret(map);
             }
             let shaped = json!({"type": "message_end", "message": value});
-            let _ = PiProtocol.interpret(&frame(shaped.clone()));
+            let _ = PiProtocol.interpret(&object(shaped.clone()));
             let _ = reader.read_line(index * 2 + 1, &value.to_string());
             let _ = reader.read_line(index * 2 + 2, &shaped.to_string());
         }
