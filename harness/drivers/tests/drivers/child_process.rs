@@ -3,36 +3,14 @@
 //! never spawn. Tests against a real process live in the stand-in crate
 //! (`harness/standin/tests/child_process.rs`), which owns the binary they run.
 
-use serde_json::json;
 use sharedos_drivers::child_process::lines::{classify, LineKind, LineSplitter, RawLine};
 use sharedos_drivers::child_process::{
     ChildProcessTransport, DiagnosticsLog, HarnessProcess, Launch, ProcessLimits, SkippedLine,
 };
-use sharedos_drivers::frame::HarnessTurnRequest;
 use sharedos_drivers::transport::{HarnessTransport, TransportError};
-use sharedos_model::access::{Reach, RuntimeVisibleContext};
-use sharedos_model::address::Address;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::harness_request::harness_request;
 use std::ffi::OsString;
-
-fn request() -> HarnessTurnRequest {
-    HarnessTurnRequest {
-        execution_id: "t1".to_string(),
-        prompt: "p".to_string(),
-        instructions: None,
-        tools: json!([]).into(),
-        context: RuntimeVisibleContext {
-            actor: Address::agent("seat"),
-            owner: Address::human("owner"),
-            namespace_id: "ns".to_string(),
-            purpose: "test".to_string(),
-            trace_id: "trace".to_string(),
-            now: "2026-01-01T00:00:00.000Z".to_string(),
-            reach: Reach::Computed { reach: Vec::new() },
-        },
-        metadata: None,
-    }
-}
 
 fn split(max: usize, chunks: &[&[u8]]) -> Vec<RawLine> {
     let mut splitter = LineSplitter::new(max);
@@ -138,7 +116,7 @@ async fn d28_the_process_refuses_to_start_under_an_aborted_signal() {
     let error = HarnessProcess::start(&launch, signal.clone()).unwrap_err();
     assert_eq!(error, TransportError::Aborted(AbortReason::HostCancelled));
     let transport = ChildProcessTransport::new(launch);
-    let error = transport.open(request(), signal).await.err().expect("refused");
+    let error = transport.open(harness_request("t1", "p"), signal).await.err().expect("refused");
     assert_eq!(error, TransportError::Aborted(AbortReason::HostCancelled));
     assert!(transport.diagnostics().is_empty(), "nothing was started");
 }
@@ -146,7 +124,7 @@ async fn d28_the_process_refuses_to_start_under_an_aborted_signal() {
 #[tokio::test]
 async fn a_missing_executable_fails_to_start() {
     let transport = ChildProcessTransport::new(Launch::new("/nonexistent/sharedos-cli"));
-    let error = transport.open(request(), AbortSignal::new()).await.err().expect("refused");
+    let error = transport.open(harness_request("t1", "p"), AbortSignal::new()).await.err().expect("refused");
     assert!(matches!(error, TransportError::NotStarted(m) if m.contains("/nonexistent/sharedos-cli")));
 }
 
@@ -154,6 +132,10 @@ async fn a_missing_executable_fails_to_start() {
 async fn unusable_limits_are_refused_before_spawning() {
     let launch =
         Launch::new("/nonexistent/sharedos-cli").limits(ProcessLimits { frame_buffer: 0, ..ProcessLimits::default() });
-    let error = ChildProcessTransport::new(launch).open(request(), AbortSignal::new()).await.err().expect("refused");
+    let error = ChildProcessTransport::new(launch)
+        .open(harness_request("t1", "p"), AbortSignal::new())
+        .await
+        .err()
+        .expect("refused");
     assert!(matches!(error, TransportError::Invalid(_)));
 }

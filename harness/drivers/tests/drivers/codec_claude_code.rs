@@ -1,8 +1,11 @@
-//! The Claude Code codec: `interpret` (D33, D34, D38, D39), its departures
-//! from SharedOS's reading, and the live reader over captured-shape streams
-//! (`tests/streams/claude-code`). Tests of a departure say so in their name.
+//! The Claude Code codec: `interpret` (D33, D34; the result frame, D38 and
+//! D39 through the shared codec contract, whose Claude Code facts are
+//! [`CODEC`]), its departures from SharedOS's reading, and the live reader
+//! over captured-shape streams (`tests/streams/claude-code`). Tests of a
+//! departure say so in their name.
 
 use crate::arbitrary;
+use crate::codec_contract::{self, Codec};
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -11,16 +14,10 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::live::{read_stream, IgnoredKind, LiveOutcome, LiveStep, LiveStreamReader, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_testkit::json::object;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 const FIXED: &str = "The Claude Code harness reported a failure.";
-
-fn object(value: Value) -> Map<String, Value> {
-    value.as_object().expect("an object").clone()
-}
 
 fn interpret(value: Value) -> Vec<HarnessStep> {
     ClaudeCodeProtocol.interpret(&object(value))
@@ -105,39 +102,6 @@ fn d33_other_frames_yield_nothing() {
     ];
     for value in frames {
         assert_eq!(interpret(value.clone()), vec![], "{value}");
-    }
-}
-
-fn result(outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: "toolu_1".into(),
-        tool: "files.read".into(),
-        completed_at: "2026-01-01T00:00:00Z".into(),
-        metadata: None,
-        outcome,
-    }
-}
-
-#[test]
-fn d33_a_result_is_a_user_tool_result_whose_is_error_means_not_succeeded() {
-    let encoded = ClaudeCodeProtocol.encode_tool_result(&result(ToolOutcome::Succeeded { output: json!("alpha") }));
-    assert_eq!(
-        Value::Object(encoded),
-        json!({"type": "user", "message": {"role": "user", "content": [{
-            "type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
-            "content": [{"type": "text", "text": "{\"output\":\"alpha\",\"status\":\"succeeded\"}"}],
-        }]}})
-    );
-    let mut error = ProtocolError::new("tool_unavailable", "Not here.");
-    error.retryable = Some(true);
-    for (outcome, status) in
-        [(ToolOutcome::Denied { error: error.clone() }, "denied"), (ToolOutcome::Failed { error }, "failed")]
-    {
-        let encoded = ClaudeCodeProtocol.encode_tool_result(&result(outcome));
-        let block = &encoded["message"]["content"][0];
-        assert_eq!(block["is_error"], json!(true));
-        let body: Value = serde_json::from_str(block["content"][0]["text"].as_str().expect("text")).expect("JSON");
-        assert_eq!(body, json!({"status": status, "error": {"code": "tool_unavailable", "message": "Not here."}}));
     }
 }
 
@@ -228,57 +192,31 @@ fn d34_a_block_without_a_string_type_voids_the_whole_frame() {
     }
 }
 
-// ---------------------------------------------------------------- D38
+// ---------------------------------------------------------------- D33, D38, D39
 
-#[test]
-fn d38_the_writer_states_the_protocol_id_and_the_vendor_pairs_them() {
-    assert_eq!(ClaudeCodeWriter.protocol_id(), "anthropic.messages.stream-json");
-    assert_eq!(ClaudeCodeProtocol.id(), ClaudeCodeWriter.protocol_id());
-    assert_eq!(Vendor::ClaudeCode.protocol().id(), Vendor::ClaudeCode.writer().protocol_id());
-}
+/// Claude Code in the shared codec contract (`codec_contract`): a completion
+/// keeps its output as text; tools carry an `input_schema`; a result is a
+/// user `tool_result` whose `is_error` means it did not succeed.
+pub(crate) const CODEC: Codec = Codec {
+    protocol: &ClaudeCodeProtocol,
+    writer: &ClaudeCodeWriter,
+    vendor: Vendor::ClaudeCode,
+    protocol_id: "anthropic.messages.stream-json",
+    completion: |output| completed(&output.to_string()),
+    written_frames,
+    described_tool: |schema| json!({"name": "files.read", "description": "Reads a file.", "input_schema": schema}),
+    catalogue_out_of_band: false,
+    result_frame: |call_id, _tool, text, is_error| {
+        json!({"type": "user", "message": {"role": "user", "content": [{
+            "type": "tool_result", "tool_use_id": call_id, "is_error": is_error,
+            "content": [{"type": "text", "text": text}],
+        }]}})
+    },
+};
 
-#[test]
-fn d38_every_step_kind_round_trips_through_the_reader() {
-    let arguments = object(json!({"path": ["Work", "Public"], "n": 1.5, "deep": {"x": [null, true]}}));
-    let written = ClaudeCodeWriter.tool_call("toolu_9", "files.read", &arguments);
-    assert_eq!(
-        ClaudeCodeProtocol.interpret(&written),
-        vec![HarnessStep::ToolCall { call_id: "toolu_9".into(), tool: "files.read".into(), arguments }]
-    );
-    assert_eq!(ClaudeCodeProtocol.interpret(&ClaudeCodeWriter.message("Reading.")), vec![message("Reading.")]);
+fn written_frames() {
     let bare = ClaudeCodeWriter.complete(None);
-    assert_eq!(Value::Object(bare.clone()), json!({"type": "result", "subtype": "success", "is_error": false}));
-    assert_eq!(ClaudeCodeProtocol.interpret(&bare), vec![HarnessStep::bare_complete()]);
-    let output = json!({"transcript": "exec_1"});
-    assert_eq!(
-        ClaudeCodeProtocol.interpret(&ClaudeCodeWriter.complete(Some(&output))),
-        vec![completed("{\"transcript\":\"exec_1\"}")]
-    );
-}
-
-// ---------------------------------------------------------------- D39
-
-#[test]
-fn d39_tools_are_described_with_an_input_schema() {
-    let tool = ToolDefinition {
-        name: "files.read".into(),
-        description: "Reads a file.".into(),
-        namespace: "files".into(),
-        source: "sharedos".into(),
-        read_write: ReadWrite::Read,
-        input_schema: object(json!({"type": "object"})).into(),
-        output_schema: None,
-        required_capability: Requirement {
-            resource: ResourceRef { namespace: "files".into(), path: vec![], owner: None },
-            action: "read".into(),
-        },
-        annotations: None,
-        metadata: None,
-    };
-    assert_eq!(
-        ClaudeCodeProtocol.describe_tools(&[Arc::new(tool)]),
-        json!([{"name": "files.read", "description": "Reads a file.", "input_schema": {"type": "object"}}])
-    );
+    assert_eq!(Value::Object(bare), json!({"type": "result", "subtype": "success", "is_error": false}));
 }
 
 // ---------------------------------------------------------------- live streams (45)
@@ -552,33 +490,20 @@ fn arb_arguments() -> impl Strategy<Value = Map<String, Value>> {
 proptest! {
     #[test]
     fn d38_prop_writer_round_trips_calls(call_id in ".{1,16}", tool in ".{1,16}", arguments in arb_arguments()) {
-        let written = ClaudeCodeWriter.tool_call(&call_id, &tool, &arguments);
-        prop_assert_eq!(ClaudeCodeProtocol.interpret(&written), vec![HarnessStep::ToolCall { call_id, tool, arguments }]);
+        codec_contract::call_round_trips(&CODEC, call_id, tool, arguments)?;
     }
 
     #[test]
     fn d38_prop_writer_round_trips_messages_and_completions(text in ".*", output in arb_json()) {
-        prop_assert_eq!(
-            ClaudeCodeProtocol.interpret(&ClaudeCodeWriter.message(&text)),
-            vec![HarnessStep::Message { text }]
-        );
-        let expected = HarnessStep::Complete { output: Some(json!({ "text": output.to_string() })), metadata: None };
-        prop_assert_eq!(ClaudeCodeProtocol.interpret(&ClaudeCodeWriter.complete(Some(&output))), vec![expected]);
+        codec_contract::message_round_trips(&CODEC, text)?;
+        codec_contract::completion_round_trips(&CODEC, &output)?;
     }
 
     #[test]
     fn interpret_never_panics_and_never_fails_with_success(frame in arb_frame(), value in arb_json()) {
-        let mut frames = vec![frame];
+        codec_contract::interpret_never_fails_with_success(&CODEC, &frame)?;
         if let Value::Object(map) = value {
-            frames.push(map);
-        }
-        for frame in &frames {
-            for step in ClaudeCodeProtocol.interpret(frame) {
-                if let HarnessStep::Failed { error } = step {
-                    prop_assert_ne!(error.code.as_str(), "success");
-                    prop_assert!(!error.message.trim().is_empty());
-                }
-            }
+            codec_contract::interpret_never_fails_with_success(&CODEC, &map)?;
         }
     }
 
@@ -588,19 +513,7 @@ proptest! {
         frames in prop::collection::vec(arb_frame(), 0..8),
         values in prop::collection::vec(arb_json(), 0..4),
     ) {
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        for frame in &frames {
-            text.push('\n');
-            text.push_str(&Value::Object(frame.clone()).to_string());
-        }
-        for value in &values {
-            text.push('\n');
-            text.push_str(&value.to_string());
-        }
-        let reading = read_stream(&mut ClaudeCodeLiveReader::default(), &text);
-        if let LiveOutcome::Failed { code, message, .. } = &reading.outcome {
-            prop_assert_ne!(code.as_str(), "success");
-            prop_assert!(!message.trim().is_empty());
-        }
+        let text = codec_contract::arbitrary_lines(&bytes, &frames, &values);
+        codec_contract::reading_never_fails_with_success(&read_stream(&mut ClaudeCodeLiveReader::default(), &text))?;
     }
 }

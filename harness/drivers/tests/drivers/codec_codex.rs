@@ -1,9 +1,11 @@
-//! The Codex codec: the Responses shape (D29–D32, D38, D39), the CLI event
+//! The Codex codec: the Responses shape (D29–D31; D32, D38 and D39 through
+//! the shared codec contract, whose Codex facts are [`CODEC`]), the CLI event
 //! shape as `interpret` reads it, and the live reader over captured-shape
 //! streams (`tests/streams/codex`). Tests of a departure from SharedOS's
 //! reading say so in their name.
 
 use crate::arbitrary;
+use crate::codec_contract::{self, Codec};
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -12,21 +14,11 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::live::{read_stream, IgnoredKind, LiveOutcome, LiveStep, LiveStreamReader, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-use sharedos_model::capability::{Requirement, ResourceRef};
-use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_testkit::json::object;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-
-fn frame(value: Value) -> HarnessFrame {
-    value.as_object().expect("a frame is an object").clone()
-}
 
 fn interpret(value: Value) -> Vec<HarnessStep> {
-    CodexProtocol.interpret(&frame(value))
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    value.as_object().expect("an object").clone()
+    CodexProtocol.interpret(&object(value))
 }
 
 fn call(call_id: &str, tool: &str, arguments: Value) -> HarnessStep {
@@ -205,96 +197,27 @@ fn d31_every_other_cli_event_yields_nothing() {
     }
 }
 
-// ---------------------------------------------------------------- D32
+// ---------------------------------------------------------------- D32, D38, D39
 
-fn result(outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: "call_01".into(),
-        tool: "files.read".into(),
-        completed_at: "2026-01-01T00:00:00Z".into(),
-        metadata: None,
-        outcome,
-    }
-}
+/// Codex in the shared codec contract (`codec_contract`): a completion keeps
+/// its output as text; tools are functions; a result is a
+/// `function_call_output` carrying the body text.
+pub(crate) const CODEC: Codec = Codec {
+    protocol: &CodexProtocol,
+    writer: &CodexWriter,
+    vendor: Vendor::Codex,
+    protocol_id: "openai.responses.function-calling",
+    completion: |output| HarnessStep::Complete { output: Some(json!({ "text": output.to_string() })), metadata: None },
+    written_frames,
+    described_tool: |schema| json!({"type": "function", "name": "files.read", "description": "Reads a file.", "parameters": schema}),
+    catalogue_out_of_band: false,
+    result_frame: |call_id, _tool, text, _is_error| json!({"type": "function_call_output", "call_id": call_id, "output": text}),
+};
 
-#[test]
-fn d32_a_result_is_a_function_call_output_with_the_body_text() {
-    let succeeded = CodexProtocol.encode_tool_result(&result(ToolOutcome::Succeeded { output: json!({"n": 1}) }));
-    assert_eq!(
-        Value::Object(succeeded),
-        json!({"type": "function_call_output", "call_id": "call_01",
-            "output": "{\"output\":{\"n\":1},\"status\":\"succeeded\"}"})
-    );
-    let mut error = ProtocolError::new("no_matching_grant", "No grant covers it.");
-    error.retryable = Some(true);
-    error.details = Some(object(json!({"secret": 1})));
-    for (outcome, status) in [
-        (ToolOutcome::Denied { error: error.clone() }, "denied"),
-        (ToolOutcome::Failed { error: error.clone() }, "failed"),
-    ] {
-        let encoded = CodexProtocol.encode_tool_result(&result(outcome));
-        let body: Value = serde_json::from_str(encoded["output"].as_str().expect("text")).expect("JSON text");
-        assert_eq!(
-            body,
-            json!({"status": status, "error": {"code": "no_matching_grant", "message": "No grant covers it."}})
-        );
-        assert_eq!(encoded["type"], json!("function_call_output"));
-        assert_eq!(encoded["call_id"], json!("call_01"));
-    }
-}
-
-// ---------------------------------------------------------------- D38
-
-#[test]
-fn d38_the_writer_states_the_protocol_id_and_the_vendor_pairs_them() {
-    assert_eq!(CodexWriter.protocol_id(), "openai.responses.function-calling");
-    assert_eq!(CodexProtocol.id(), CodexWriter.protocol_id());
-    assert_eq!(Vendor::Codex.protocol().id(), Vendor::Codex.writer().protocol_id());
-}
-
-#[test]
-fn d38_every_step_kind_round_trips_through_the_reader() {
+fn written_frames() {
     let arguments = object(json!({"path": ["Work", "Public"], "n": 1.5, "deep": {"x": [null, true]}}));
     let written = CodexWriter.tool_call("call_9", "files.read", &arguments);
-    assert_eq!(written["arguments"], json!(Value::Object(arguments.clone()).to_string()), "arguments travel as text");
-    assert_eq!(
-        CodexProtocol.interpret(&written),
-        vec![HarnessStep::ToolCall { call_id: "call_9".into(), tool: "files.read".into(), arguments }]
-    );
-    assert_eq!(CodexProtocol.interpret(&CodexWriter.message("Reading.")), vec![message("Reading.")]);
-    assert_eq!(CodexProtocol.interpret(&CodexWriter.complete(None)), vec![HarnessStep::bare_complete()]);
-    let output = json!({"transcript": "exec_1"});
-    assert_eq!(
-        CodexProtocol.interpret(&CodexWriter.complete(Some(&output))),
-        vec![HarnessStep::Complete { output: Some(json!({"text": "{\"transcript\":\"exec_1\"}"})), metadata: None }]
-    );
-}
-
-// ---------------------------------------------------------------- D39
-
-#[test]
-fn d39_tools_are_described_as_functions() {
-    let tool = ToolDefinition {
-        name: "files.read".into(),
-        description: "Reads a file.".into(),
-        namespace: "files".into(),
-        source: "sharedos".into(),
-        read_write: ReadWrite::Read,
-        input_schema: object(json!({"type": "object", "properties": {"path": {"type": "array"}}})).into(),
-        output_schema: None,
-        required_capability: Requirement {
-            resource: ResourceRef { namespace: "files".into(), path: vec![], owner: None },
-            action: "read".into(),
-        },
-        annotations: None,
-        metadata: None,
-    };
-    assert_eq!(
-        CodexProtocol.describe_tools(&[Arc::new(tool)]),
-        json!([{"type": "function", "name": "files.read", "description": "Reads a file.",
-            "parameters": {"type": "object", "properties": {"path": {"type": "array"}}}}])
-    );
-    assert_eq!(CodexProtocol.describe_tools(&[]), json!([]));
+    assert_eq!(written["arguments"], json!(Value::Object(arguments).to_string()), "arguments travel as text");
 }
 
 // ---------------------------------------------------------------- live streams (45)
@@ -572,15 +495,13 @@ fn arb_arguments() -> impl Strategy<Value = Map<String, Value>> {
 proptest! {
     #[test]
     fn d38_prop_writer_round_trips_calls(call_id in ".{1,16}", tool in ".{1,16}", arguments in arb_arguments()) {
-        let written = CodexWriter.tool_call(&call_id, &tool, &arguments);
-        prop_assert_eq!(CodexProtocol.interpret(&written), vec![HarnessStep::ToolCall { call_id, tool, arguments }]);
+        codec_contract::call_round_trips(&CODEC, call_id, tool, arguments)?;
     }
 
     #[test]
     fn d38_prop_writer_round_trips_messages_and_completions(text in ".*", output in arb_json()) {
-        prop_assert_eq!(CodexProtocol.interpret(&CodexWriter.message(&text)), vec![HarnessStep::Message { text }]);
-        let expected = HarnessStep::Complete { output: Some(json!({ "text": output.to_string() })), metadata: None };
-        prop_assert_eq!(CodexProtocol.interpret(&CodexWriter.complete(Some(&output))), vec![expected]);
+        codec_contract::message_round_trips(&CODEC, text)?;
+        codec_contract::completion_round_trips(&CODEC, &output)?;
     }
 
     #[test]
@@ -597,19 +518,7 @@ proptest! {
         frames in prop::collection::vec(arb_frame(), 0..8),
         values in prop::collection::vec(arb_json(), 0..4),
     ) {
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        for frame in &frames {
-            text.push('\n');
-            text.push_str(&Value::Object(frame.clone()).to_string());
-        }
-        for value in &values {
-            text.push('\n');
-            text.push_str(&value.to_string());
-        }
-        let reading = read_stream(&mut CodexLiveReader::default(), &text);
-        if let LiveOutcome::Failed { code, message, .. } = &reading.outcome {
-            prop_assert_ne!(code.as_str(), "success");
-            prop_assert!(!message.trim().is_empty());
-        }
+        let text = codec_contract::arbitrary_lines(&bytes, &frames, &values);
+        codec_contract::reading_never_fails_with_success(&read_stream(&mut CodexLiveReader::default(), &text))?;
     }
 }

@@ -1,27 +1,22 @@
-//! DeepSeek Harness codec: frames (D35, D36), writer round trips (D38), tool
-//! descriptions (D39), and the live reader over captured streams.
+//! DeepSeek Harness codec: frames (D35, D36), the live reader over captured
+//! streams, and the facts the shared codec contract checks it against
+//! ([`CODEC`]: the result frame, writer round trips (D38), tool descriptions
+//! (D39)).
 
 use crate::arbitrary;
+use crate::codec_contract::{self, Codec};
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::deepseek::{DeepSeekLiveReader, DeepSeekProtocol, DeepSeekWriter};
-use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
+use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-use sharedos_model::tool::{ToolDefinition, ToolOutcome, ToolResult};
-use std::sync::Arc;
-
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
+use sharedos_testkit::json::object;
 
 fn read(value: Value) -> Vec<HarnessStep> {
-    DeepSeekProtocol.interpret(&frame(value))
+    DeepSeekProtocol.interpret(&object(value))
 }
 
 fn wrapped(session: &str, kind: &str, data: Value) -> Value {
@@ -219,63 +214,29 @@ fn d36_every_other_kind_completes() {
     }
 }
 
-fn result(outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: "c1".into(),
-        tool: "files.read".into(),
-        completed_at: "2026-01-01T00:00:00.000Z".into(),
-        metadata: None,
-        outcome,
-    }
-}
+// ---- D36, D38, D39: the shared codec contract ------------------------------
 
-#[test]
-fn d36_a_result_is_a_session_prompt_notification() {
-    let ok = DeepSeekProtocol.encode_tool_result(&result(ToolOutcome::Succeeded { output: json!({"content": "x"}) }));
-    let text = ok["params"]["contentBlocks"][0]["content"][0]["text"].as_str().unwrap().to_string();
-    assert_eq!(
-        Value::Object(ok),
+/// DeepSeek Harness in the shared codec contract (`codec_contract`): a
+/// completion drops its output; tools are listed out of band in the tool
+/// schema shape; a result is a `session/prompt` notification without a
+/// session id.
+pub(crate) const CODEC: Codec = Codec {
+    protocol: &DeepSeekProtocol,
+    writer: &DeepSeekWriter,
+    vendor: Vendor::DeepSeek,
+    protocol_id: "deepseek.harness.session-events",
+    completion: |_output| HarnessStep::bare_complete(),
+    written_frames,
+    described_tool: |schema| json!({"name": "files.read", "description": "Reads a file.", "parameters": schema}),
+    catalogue_out_of_band: true,
+    result_frame: |call_id, _tool, text, is_error| {
         json!({"jsonrpc": "2.0", "method": "session/prompt", "params": {"contentBlocks": [{
-            "type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": text}], "isError": false}]}})
-    );
-    let body: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(body, json!({"status": "succeeded", "output": {"content": "x"}}));
-    let mut error = sharedos_model::tool::ProtocolError::new("no_matching_grant", "No grant covers it.");
-    error.retryable = Some(true);
-    let denied = DeepSeekProtocol.encode_tool_result(&result(ToolOutcome::Denied { error }));
-    let block = &denied["params"]["contentBlocks"][0];
-    assert_eq!(block["isError"], json!(true));
-    let body: Value = serde_json::from_str(block["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(
-        body,
-        json!({"status": "denied", "error": {"code": "no_matching_grant", "message": "No grant covers it."}})
-    );
-    assert!(!denied["params"].as_object().unwrap().contains_key("sessionId"));
-}
+            "type": "tool-result", "toolCallId": call_id, "content": [{"type": "text", "text": text}], "isError": is_error}]}})
+    },
+};
 
-// ---- D38, D39: writer and catalogue ---------------------------------------
-
-#[test]
-fn d38_the_writer_round_trips_every_step_kind() {
-    let writer = DeepSeekWriter;
-    assert_eq!(writer.protocol_id(), DeepSeekProtocol.id());
-    assert_eq!(DeepSeekProtocol.id(), "deepseek.harness.session-events");
-    let mut arguments = Map::new();
-    arguments.insert("path".into(), json!(["Work", "Public"]));
-    let call = DeepSeekProtocol.interpret(&writer.tool_call("exec.call.1", "files.read", &arguments));
-    assert_eq!(
-        call,
-        vec![HarnessStep::ToolCall { call_id: "exec.call.1".into(), tool: "files.read".into(), arguments }]
-    );
-    let prose = DeepSeekProtocol.interpret(&writer.message("Done."));
-    assert_eq!(prose, vec![HarnessStep::Message { text: "Done.".into() }]);
-    let output = json!({"transcript": "exec-1"});
-    assert_eq!(DeepSeekProtocol.interpret(&writer.complete(Some(&output))), vec![HarnessStep::bare_complete()]);
-    assert_eq!(DeepSeekProtocol.interpret(&writer.complete(None)), vec![HarnessStep::bare_complete()]);
-}
-
-#[test]
-fn d38_written_frames_are_wrapped_events_of_session_1() {
+/// Written frames are wrapped events of `session-1`.
+fn written_frames() {
     let frame = DeepSeekWriter.tool_call("c1", "files.read", &Map::new());
     assert_eq!(
         Value::Object(frame),
@@ -290,23 +251,6 @@ fn d38_written_frames_are_wrapped_events_of_session_1() {
         prose["params"]["event"]["data"],
         json!({"turn": 1, "step": 1, "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi"}]}})
     );
-}
-
-#[test]
-fn d39_tools_are_described_in_the_tool_schema_shape() {
-    let tool: ToolDefinition = serde_json::from_value(json!({
-        "name": "files.read", "description": "Reads a file.", "namespace": "files", "source": "sharedos",
-        "readWrite": "read", "inputSchema": {"type": "object", "properties": {"path": {"type": "array"}}},
-        "requiredCapability": {"resource": {"namespace": "files", "path": ["Work"]}, "action": "read"},
-    }))
-    .unwrap();
-    assert_eq!(
-        DeepSeekProtocol.describe_tools(&[Arc::new(tool)]),
-        json!([{"name": "files.read", "description": "Reads a file.",
-            "parameters": {"type": "object", "properties": {"path": {"type": "array"}}}}])
-    );
-    assert_eq!(DeepSeekProtocol.describe_tools(&[]), json!([]));
-    assert!(Vendor::DeepSeek.catalogue_out_of_band());
 }
 
 // ---- Live reader over captured streams ------------------------------------
@@ -524,7 +468,7 @@ proptest! {
                 let _ = DeepSeekProtocol.interpret(map);
             }
             let wrapped = wrapped("s1", "tool/call", value.clone());
-            let _ = DeepSeekProtocol.interpret(&frame(wrapped.clone()));
+            let _ = DeepSeekProtocol.interpret(&object(wrapped.clone()));
             let _ = reader.read_line(index * 2 + 1, &value.to_string());
             let _ = reader.read_line(index * 2 + 2, &wrapped.to_string());
         }
@@ -538,16 +482,15 @@ proptest! {
     }
 
     #[test]
-    fn d38_the_writer_round_trips_arbitrary_calls_and_prose(
+    fn d38_the_writer_round_trips_arbitrary_calls_prose_and_completions(
         call_id in any::<String>().prop_filter("non-empty", |id| !id.is_empty()),
         tool in any::<String>().prop_filter("non-empty", |tool| !tool.is_empty()),
         arguments in prop::collection::btree_map(any::<String>(), argument_value(), 0..5),
         text in any::<String>(),
+        output in json_value(),
     ) {
-        let arguments: Map<String, Value> = arguments.into_iter().collect();
-        let call = DeepSeekProtocol.interpret(&DeepSeekWriter.tool_call(&call_id, &tool, &arguments));
-        prop_assert_eq!(call, vec![HarnessStep::ToolCall { call_id, tool, arguments }]);
-        let prose = DeepSeekProtocol.interpret(&DeepSeekWriter.message(&text));
-        prop_assert_eq!(prose, vec![HarnessStep::Message { text }]);
+        codec_contract::call_round_trips(&CODEC, call_id, tool, arguments.into_iter().collect())?;
+        codec_contract::message_round_trips(&CODEC, text)?;
+        codec_contract::completion_round_trips(&CODEC, &output)?;
     }
 }

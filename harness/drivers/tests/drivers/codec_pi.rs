@@ -1,27 +1,22 @@
-//! Pi codec: call blocks (D34), frames (D37), writer round trips (D38), tool
-//! descriptions (D39), and the live reader over captured streams.
+//! Pi codec: call blocks (D34), frames (D37), the live reader over captured
+//! streams, and the facts the shared codec contract checks it against
+//! ([`CODEC`]: the result frame, writer round trips (D38), tool descriptions
+//! (D39)).
 
 use crate::arbitrary;
+use crate::codec_contract::{self, Codec};
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::codec::pi::{PiLiveReader, PiProtocol, PiWriter};
-use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
+use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream, LiveStreamReader};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
-use sharedos_model::tool::{ProtocolError, ToolDefinition, ToolOutcome, ToolResult};
-use std::sync::Arc;
-
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
+use sharedos_testkit::json::object;
 
 fn read(value: Value) -> Vec<HarnessStep> {
-    PiProtocol.interpret(&frame(value))
+    PiProtocol.interpret(&object(value))
 }
 
 fn steps_json(steps: &[HarnessStep]) -> Value {
@@ -181,55 +176,28 @@ fn d37_deltas_tool_executions_and_other_messages_give_nothing() {
     }
 }
 
-fn result(outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: "tc1".into(),
-        tool: "files.read".into(),
-        completed_at: "2026-01-01T00:00:00.000Z".into(),
-        metadata: None,
-        outcome,
-    }
-}
+// ---- D37, D38, D39: the shared codec contract ------------------------------
 
-#[test]
-fn d37_a_result_is_a_tool_result_message() {
-    let error = ProtocolError::new("tool_execution_failed", "The disk is gone.");
-    let encoded = PiProtocol.encode_tool_result(&result(ToolOutcome::Failed { error }));
-    let text = encoded["content"][0]["text"].as_str().unwrap().to_string();
-    assert_eq!(
-        Value::Object(encoded),
-        json!({"role": "toolResult", "toolCallId": "tc1", "toolName": "files.read",
-            "content": [{"type": "text", "text": text}], "isError": true})
-    );
-    let body: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        body,
-        json!({"status": "failed", "error": {"code": "tool_execution_failed", "message": "The disk is gone."}})
-    );
-    let ok = PiProtocol.encode_tool_result(&result(ToolOutcome::Succeeded { output: json!([1]) }));
-    assert_eq!(ok["isError"], json!(false));
-}
+/// Pi in the shared codec contract (`codec_contract`): a completion drops its
+/// output; tools are listed out of band in the `defineTool` shape; a result
+/// is a `toolResult` message.
+pub(crate) const CODEC: Codec = Codec {
+    protocol: &PiProtocol,
+    writer: &PiWriter,
+    vendor: Vendor::Pi,
+    protocol_id: "pi.rpc.jsonl",
+    completion: |_output| HarnessStep::bare_complete(),
+    written_frames,
+    described_tool: |schema| json!({"name": "files.read", "label": "files.read", "description": "Reads a file.", "parameters": schema}),
+    catalogue_out_of_band: true,
+    result_frame: |call_id, tool, text, is_error| {
+        json!({"role": "toolResult", "toolCallId": call_id, "toolName": tool,
+            "content": [{"type": "text", "text": text}], "isError": is_error})
+    },
+};
 
-// ---- D38, D39: writer and catalogue ---------------------------------------
-
-#[test]
-fn d38_the_writer_round_trips_every_step_kind() {
-    assert_eq!(PiWriter.protocol_id(), PiProtocol.id());
-    assert_eq!(PiProtocol.id(), "pi.rpc.jsonl");
-    let mut arguments = Map::new();
-    arguments.insert("path".into(), json!(["Work"]));
-    let call = PiProtocol.interpret(&PiWriter.tool_call("exec.call.1", "files.read", &arguments));
-    assert_eq!(
-        call,
-        vec![HarnessStep::ToolCall { call_id: "exec.call.1".into(), tool: "files.read".into(), arguments }]
-    );
-    assert_eq!(PiProtocol.interpret(&PiWriter.message("Done.")), vec![HarnessStep::Message { text: "Done.".into() }]);
-    let output = json!({"transcript": "exec-1"});
-    assert_eq!(PiProtocol.interpret(&PiWriter.complete(Some(&output))), vec![HarnessStep::bare_complete()]);
-}
-
-#[test]
-fn d38_written_frames_have_pi_shapes() {
+/// Written frames have Pi's shapes.
+fn written_frames() {
     assert_eq!(
         Value::Object(PiWriter.tool_call("tc1", "files.read", &Map::new())),
         json!({"type": "message_end", "message": {"role": "assistant",
@@ -237,21 +205,6 @@ fn d38_written_frames_have_pi_shapes() {
     );
     assert_eq!(Value::Object(PiWriter.message("Hi")), assistant(json!([{"type": "text", "text": "Hi"}]), "stop"));
     assert_eq!(Value::Object(PiWriter.complete(Some(&json!(1)))), json!({"type": "agent_end", "willRetry": false}));
-}
-
-#[test]
-fn d39_tools_are_described_in_the_define_tool_shape() {
-    let tool: ToolDefinition = serde_json::from_value(json!({
-        "name": "files.read", "description": "Reads a file.", "namespace": "files", "source": "sharedos",
-        "readWrite": "read", "inputSchema": {"type": "object"},
-        "requiredCapability": {"resource": {"namespace": "files", "path": ["Work"]}, "action": "read"},
-    }))
-    .unwrap();
-    assert_eq!(
-        PiProtocol.describe_tools(&[Arc::new(tool)]),
-        json!([{"name": "files.read", "label": "files.read", "description": "Reads a file.", "parameters": {"type": "object"}}])
-    );
-    assert!(Vendor::Pi.catalogue_out_of_band());
 }
 
 // ---- Live reader over captured streams ------------------------------------
@@ -444,7 +397,7 @@ proptest! {
                 let _ = PiProtocol.interpret(map);
             }
             let shaped = json!({"type": "message_end", "message": value});
-            let _ = PiProtocol.interpret(&frame(shaped.clone()));
+            let _ = PiProtocol.interpret(&object(shaped.clone()));
             let _ = reader.read_line(index * 2 + 1, &value.to_string());
             let _ = reader.read_line(index * 2 + 2, &shaped.to_string());
         }
@@ -458,16 +411,15 @@ proptest! {
     }
 
     #[test]
-    fn d38_the_writer_round_trips_arbitrary_calls_and_prose(
+    fn d38_the_writer_round_trips_arbitrary_calls_prose_and_completions(
         call_id in any::<String>().prop_filter("non-empty", |id| !id.is_empty()),
         tool in any::<String>().prop_filter("non-empty", |tool| !tool.is_empty()),
         arguments in prop::collection::btree_map(any::<String>(), argument_value(), 0..5),
         text in any::<String>(),
+        output in json_value(),
     ) {
-        let arguments: Map<String, Value> = arguments.into_iter().collect();
-        let call = PiProtocol.interpret(&PiWriter.tool_call(&call_id, &tool, &arguments));
-        prop_assert_eq!(call, vec![HarnessStep::ToolCall { call_id, tool, arguments }]);
-        let prose = PiProtocol.interpret(&PiWriter.message(&text));
-        prop_assert_eq!(prose, vec![HarnessStep::Message { text }]);
+        codec_contract::call_round_trips(&CODEC, call_id, tool, arguments.into_iter().collect())?;
+        codec_contract::message_round_trips(&CODEC, text)?;
+        codec_contract::completion_round_trips(&CODEC, &output)?;
     }
 }

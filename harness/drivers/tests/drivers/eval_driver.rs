@@ -15,10 +15,13 @@ use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus, RuntimeManifest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;
+use sharedos_testkit::events::events_of;
+use sharedos_testkit::json::object;
+use sharedos_testkit::world::EXECUTION_ID;
 use std::rc::Rc;
 use std::sync::Arc;
 use support::harness::{frame, noise, prose, tool_step, BatchTransport, StepsProtocol};
-use support::{ending, events_of, meta, World};
+use support::{ending, meta, World};
 
 fn manifest() -> RuntimeManifest {
     RuntimeManifest {
@@ -82,7 +85,7 @@ async fn d18_the_seat_is_hashed_before_the_transport_opens_and_the_turn_request_
     let result = world.run(Rc::new(seated)).await;
     assert_eq!(transport.seen.order.borrow()[..2], ["seat", "open"]);
     let opened = transport.seen.opened.borrow()[0].clone();
-    assert_eq!(opened.execution_id, support::EXECUTION_ID);
+    assert_eq!(opened.execution_id, EXECUTION_ID);
     assert_eq!(opened.prompt, "Read the policy file.");
     assert_eq!(opened.instructions.as_deref(), Some("Follow the list."));
     let visible = events_of(&result, "turn.started")[0]["visibleTools"].clone();
@@ -152,7 +155,7 @@ async fn d21_a_completion_with_output_is_used_as_is_with_its_metadata() {
     let world = World::baseline();
     let complete = HarnessStep::Complete {
         output: Some(json!({"transcript": "x"})),
-        metadata: Some(json!({"harnessNote": "kept"}).as_object().cloned().unwrap()),
+        metadata: Some(object(json!({"harnessNote": "kept"}))),
     };
     let (result, _) = run(&world, vec![vec![frame(vec![prose("ignored"), complete])]], |_| {}).await;
     assert_eq!(result.output, Some(json!({"transcript": "x"})));
@@ -258,10 +261,10 @@ async fn every_vendor_column_runs_a_written_transcript_through_the_loop() {
         let writer = vendor.writer();
         let protocol: Rc<dyn HarnessProtocol> = Rc::from(vendor.protocol());
         assert_eq!(writer.protocol_id(), protocol.id());
-        let arguments = json!({"path": ["Workspace", "policy.md"]}).as_object().cloned().unwrap();
+        let arguments = object(json!({"path": ["Workspace", "policy.md"]}));
         let batches = vec![
             vec![writer.tool_call("call-1", "files.read", &arguments)],
-            vec![writer.complete(Some(&json!({"transcript": support::EXECUTION_ID})))],
+            vec![writer.complete(Some(&json!({"transcript": EXECUTION_ID})))],
         ];
         let transport = Rc::new(TranscriptTransport::from_frames(batches).unwrap());
         let options = EvalHarnessDriverOptions::new(vendor.manifest(), protocol, transport.clone());

@@ -8,10 +8,12 @@ use sharedos_drivers::decision::{AgentTurnDecision, AgentTurnInput};
 use sharedos_drivers::standard_loop::{LoopError, StandardLoop, StandardLoopOptions};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
+use sharedos_testkit::events::events_of;
+use sharedos_testkit::world::read_policy;
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::script::{call, complete, escalate, Reply, ScriptDriver};
-use support::{ending, events_of, read_policy, World};
+use support::{ending, World};
 
 fn seat(driver: ScriptDriver) -> (Rc<StandardLoop<Rc<ScriptDriver>>>, Rc<ScriptDriver>) {
     let driver = Rc::new(driver);

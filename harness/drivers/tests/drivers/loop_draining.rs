@@ -11,9 +11,11 @@ use serde_json::json;
 use sharedos_drivers::decision::SessionOutcome;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionStatus};
+use sharedos_testkit::events::events_of;
+use sharedos_testkit::world::read_policy;
 use std::rc::Rc;
 use support::script::{call, complete, escalate, Reply, ScriptDriver};
-use support::{append_draft, ending, events_of, meta, read_policy, World, SLOW_APPEND, SLOW_READ};
+use support::{append_draft, ending, meta, World, SLOW_APPEND, SLOW_READ};
 
 const TIMEOUT_MS: u64 = 10_000;
 const GRACE_MS: u64 = 5_000;

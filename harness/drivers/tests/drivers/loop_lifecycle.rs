@@ -12,10 +12,12 @@ use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::events::{events_of, kinds};
+use sharedos_testkit::world::read_policy;
 use std::rc::Rc;
 use std::time::Duration;
 use support::script::{call, complete, escalate, script_manifest, Close, Reply, ScriptDriver};
-use support::{ending, events_of, kinds, meta, read_policy, World};
+use support::{ending, meta, World};
 
 const HASH: &str = "0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000";
 

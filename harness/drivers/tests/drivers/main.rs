@@ -5,6 +5,7 @@ mod arbitrary;
 mod child_process;
 mod codec_claude_code;
 mod codec_codex;
+mod codec_contract;
 mod codec_deepseek;
 mod codec_pi;
 mod eval_driver;

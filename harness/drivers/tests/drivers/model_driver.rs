@@ -18,12 +18,14 @@ use sharedos_drivers::tool_names::{ToolNameCodec, ToolNameError};
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus};
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::signal::AbortSignal;
+use sharedos_testkit::events::events_of;
+use sharedos_testkit::json::object;
 use sharedos_world::file_store::FileAction;
 use sharedos_world::file_tools::definition;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-use support::{ending, events_of, meta, World};
+use support::{ending, meta, World};
 
 const POLICY_ARGS: &str = r#"{"path":["Workspace","policy.md"]}"#;
 
@@ -301,7 +303,7 @@ fn chat_completions_requests_describe_tools_as_functions() {
         tools: vec![sharedos_drivers::model_wire::ModelTool {
             name: "files_read".into(),
             description: "Read".into(),
-            parameters: json!({"type": "object"}).as_object().cloned().unwrap().into(),
+            parameters: object(json!({"type": "object"})).into(),
         }],
         settings: ModelSettings::default(),
     };

@@ -14,6 +14,7 @@ use sharedos_model::canonical::{is_content_hash, tagged_hash};
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_testkit::json::object;
 use sharedos_world::constants::{agent, owner, NOW, PURPOSE, TRACE_ID};
 use sharedos_world::file_store::FileAction;
 use sharedos_world::file_tools::definition;
@@ -63,10 +64,6 @@ fn request(payload: Value, with_escalation: bool) -> RuntimeTurnRequest {
         options: None,
         metadata: None,
     }
-}
-
-fn args(value: Value) -> Map<String, Value> {
-    value.as_object().cloned().unwrap()
 }
 
 #[test]
@@ -138,11 +135,11 @@ fn d12_an_instructions_function_replaces_the_composition_and_may_give_none() {
 fn d13_the_affordance_is_recognised_only_when_the_catalogue_offers_it() {
     let offered = SeatCalls::new(Rc::new(request(json!("p"), true)), None);
     assert!(offered.escalation_offered());
-    assert_eq!(offered.escalation(ESCALATION_TOOL, Some(&args(json!({"reason": "why"})))), Some("why".into()));
-    assert_eq!(offered.escalation("files.read", Some(&args(json!({"reason": "why"})))), None);
+    assert_eq!(offered.escalation(ESCALATION_TOOL, Some(&object(json!({"reason": "why"})))), Some("why".into()));
+    assert_eq!(offered.escalation("files.read", Some(&object(json!({"reason": "why"})))), None);
     let withheld = SeatCalls::new(Rc::new(request(json!("p"), false)), None);
     assert!(!withheld.escalation_offered());
-    assert_eq!(withheld.escalation(ESCALATION_TOOL, Some(&args(json!({"reason": "why"})))), None);
+    assert_eq!(withheld.escalation(ESCALATION_TOOL, Some(&object(json!({"reason": "why"})))), None);
 }
 
 #[test]
@@ -155,7 +152,7 @@ fn d14_the_reason_is_trimmed_and_cut_to_512_utf16_units() {
     assert_eq!(reason(json!({"reason": astral})), Some("a".repeat(511)));
     let fits = format!("{}😀", "a".repeat(510));
     assert_eq!(reason(json!({"reason": fits.clone()})), Some(fits));
-    assert_eq!(escalation_request("files.read", Some(&args(json!({"reason": "x"})))), None);
+    assert_eq!(escalation_request("files.read", Some(&object(json!({"reason": "x"})))), None);
 }
 
 #[test]
@@ -195,7 +192,7 @@ fn d15_declare_step_is_consulted_with_the_release_index() {
 #[test]
 fn d16_every_call_is_stamped_with_the_turns_trace_and_instant() {
     let mut calls = SeatCalls::new(Rc::new(request(json!("p"), true)), None);
-    let call = calls.tool_call("id-1", "not.in.the.catalogue", args(json!({"k": 1})));
+    let call = calls.tool_call("id-1", "not.in.the.catalogue", object(json!({"k": 1})));
     assert_eq!(
         serde_json::to_value(&call).unwrap(),
         json!({"id": "id-1", "tool": "not.in.the.catalogue", "arguments": {"k": 1}, "traceId": TRACE_ID, "requestedAt": NOW})

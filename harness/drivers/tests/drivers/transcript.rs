@@ -1,48 +1,22 @@
 //! `TranscriptTransport`: batches unlocked by written results (D24) and
 //! frames held back until a virtual instant.
 
-use serde_json::{json, Map, Value};
-use sharedos_drivers::frame::{HarnessFrame, HarnessTurnRequest};
+use serde_json::{json, Map};
+use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::transcript::{TimedFrame, TranscriptError, TranscriptTransport};
 use sharedos_drivers::transport::{HarnessChannel, HarnessTransport, TransportError};
-use sharedos_model::access::{Reach, RuntimeVisibleContext};
-use sharedos_model::address::Address;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::harness_request::harness_request;
+use sharedos_testkit::json::object;
 use std::time::Duration;
 use tokio::time::Instant;
 
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
-
 fn call(id: &str) -> HarnessFrame {
-    frame(json!({"type": "call", "id": id}))
-}
-
-fn request(execution_id: &str) -> HarnessTurnRequest {
-    HarnessTurnRequest {
-        execution_id: execution_id.to_string(),
-        prompt: "do the thing".to_string(),
-        instructions: None,
-        tools: json!([]).into(),
-        context: RuntimeVisibleContext {
-            actor: Address::agent("seat"),
-            owner: Address::human("owner"),
-            namespace_id: "ns".to_string(),
-            purpose: "test".to_string(),
-            trace_id: "trace".to_string(),
-            now: "2026-01-01T00:00:00.000Z".to_string(),
-            reach: Reach::Computed { reach: Vec::new() },
-        },
-        metadata: None,
-    }
+    object(json!({"type": "call", "id": id}))
 }
 
 async fn open(transport: &TranscriptTransport, id: &str) -> Box<dyn HarnessChannel> {
-    transport.open(request(id), AbortSignal::new()).await.unwrap()
+    transport.open(harness_request(id, "do the thing"), AbortSignal::new()).await.unwrap()
 }
 
 async fn read(channel: &dyn HarnessChannel) -> Option<HarnessFrame> {
@@ -71,10 +45,10 @@ async fn d24_batch_k_plus_one_is_readable_only_after_k_results() {
     let channel = open(&transport, "t1").await;
     assert_eq!(read(&*channel).await, Some(call("a")));
     assert_eq!(read(&*channel).await, None, "batch 2 is locked until one result is written");
-    channel.write(frame(json!({"result": 1})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 1})), AbortSignal::new()).await.unwrap();
     assert_eq!(read(&*channel).await, Some(call("b")));
     assert_eq!(read(&*channel).await, None, "batch 3 needs a second result");
-    channel.write(frame(json!({"result": 2})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 2})), AbortSignal::new()).await.unwrap();
     assert_eq!(read(&*channel).await, Some(call("c")));
 }
 
@@ -83,8 +57,8 @@ async fn d24_results_written_early_unlock_the_batches_in_turn() {
     let batches = vec![vec![call("a")], vec![call("b")], vec![call("c")]];
     let transport = TranscriptTransport::from_frames(batches).unwrap();
     let channel = open(&transport, "t1").await;
-    channel.write(frame(json!({"result": 1})), AbortSignal::new()).await.unwrap();
-    channel.write(frame(json!({"result": 2})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 1})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 2})), AbortSignal::new()).await.unwrap();
     let frames: Vec<_> = [read(&*channel).await, read(&*channel).await, read(&*channel).await].into();
     assert_eq!(frames, vec![Some(call("a")), Some(call("b")), Some(call("c"))]);
 }
@@ -103,8 +77,8 @@ async fn d24_past_the_last_batch_reads_nothing_whatever_is_written() {
     let transport = TranscriptTransport::from_frames(vec![vec![call("a")]]).unwrap();
     let channel = open(&transport, "t1").await;
     assert_eq!(read(&*channel).await, Some(call("a")));
-    channel.write(frame(json!({"result": 1})), AbortSignal::new()).await.unwrap();
-    channel.write(frame(json!({"result": 2})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 1})), AbortSignal::new()).await.unwrap();
+    channel.write(object(json!({"result": 2})), AbortSignal::new()).await.unwrap();
     assert_eq!(read(&*channel).await, None);
 }
 
@@ -114,12 +88,12 @@ async fn d24_written_and_opened_are_shared_by_every_channel_and_clone() {
     let kept = transport.clone();
     let first = open(&transport, "t1").await;
     let second = open(&transport, "t2").await;
-    first.write(frame(json!({"result": "first"})), AbortSignal::new()).await.unwrap();
-    second.write(frame(json!({"result": "second"})), AbortSignal::new()).await.unwrap();
-    assert_eq!(kept.written(), vec![frame(json!({"result": "first"})), frame(json!({"result": "second"}))]);
+    first.write(object(json!({"result": "first"})), AbortSignal::new()).await.unwrap();
+    second.write(object(json!({"result": "second"})), AbortSignal::new()).await.unwrap();
+    assert_eq!(kept.written(), vec![object(json!({"result": "first"})), object(json!({"result": "second"}))]);
     let opened: Vec<_> = kept.opened().into_iter().map(|r| r.execution_id).collect();
     assert_eq!(opened, vec!["t1", "t2"]);
-    assert_eq!(kept.opened()[0], request("t1"), "the request is recorded whole");
+    assert_eq!(kept.opened()[0], harness_request("t1", "do the thing"), "the request is recorded whole");
 }
 
 #[tokio::test(start_paused = true)]
@@ -182,7 +156,7 @@ async fn timed_frame_wait_rejects_with_the_abort_reason() {
 #[test]
 fn timed_frame_reads_and_writes_its_json_shape() {
     let timed: TimedFrame = serde_json::from_value(json!({"atMs": 116_000, "frame": {"type": "call"}})).unwrap();
-    assert_eq!(timed, TimedFrame::at(116_000, frame(json!({"type": "call"}))));
+    assert_eq!(timed, TimedFrame::at(116_000, object(json!({"type": "call"}))));
     let untimed: TimedFrame = serde_json::from_value(json!({"frame": {}})).unwrap();
     assert_eq!(untimed, TimedFrame::now(Map::new()));
     assert_eq!(serde_json::to_value(&untimed).unwrap(), json!({"frame": {}}));

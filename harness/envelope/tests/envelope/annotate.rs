@@ -9,6 +9,7 @@ use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, Runtim
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus, RuntimeManifest};
 use sharedos_model::tool::ProtocolError;
 use sharedos_port::audit::AuditEffect;
+use sharedos_testkit::call::call;
 use std::future::pending;
 use std::rc::Rc;
 use support::*;
@@ -110,7 +111,7 @@ async fn e90_annotations_appear_on_every_ending_the_body_builds() {
                 _ => {
                     let _ = host
                         .invoke_tool(
-                            call("c1", "payments.transfer"),
+                            call("c1", "payments.transfer", json!({})),
                             sharedos_envelope::host::ToolInvocationOptions::none(),
                         )
                         .await;

@@ -12,6 +12,7 @@ use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::{call, TRACE};
 use std::future::pending;
 use support::*;
 
@@ -85,7 +86,7 @@ async fn e99_every_envelope_refusal_is_audited_once_with_the_same_code() {
     let p = plugin(|_r, host, _s| async move {
         let mut codes = vec![];
         codes.push(
-            host.invoke_tool(call("a", "files.nope"), ToolInvocationOptions::none())
+            host.invoke_tool(call("a", "files.nope", json!({})), ToolInvocationOptions::none())
                 .await?
                 .error()
                 .unwrap()
@@ -93,7 +94,7 @@ async fn e99_every_envelope_refusal_is_audited_once_with_the_same_code() {
                 .clone(),
         );
         codes.push(
-            host.invoke_tool(call("b", "files.read"), ToolInvocationOptions::at_step(9))
+            host.invoke_tool(call("b", "files.read", json!({})), ToolInvocationOptions::at_step(9))
                 .await?
                 .error()
                 .unwrap()
@@ -101,7 +102,7 @@ async fn e99_every_envelope_refusal_is_audited_once_with_the_same_code() {
                 .clone(),
         );
         codes.push(
-            host.invoke_tool(call("c", "files.read"), ToolInvocationOptions::none())
+            host.invoke_tool(call("c", "files.read", json!({})), ToolInvocationOptions::none())
                 .await?
                 .error()
                 .unwrap()
@@ -110,7 +111,7 @@ async fn e99_every_envelope_refusal_is_audited_once_with_the_same_code() {
         );
         sleep_ms(119_500).await;
         codes.push(
-            host.invoke_tool(call("d", "files.read"), ToolInvocationOptions::none())
+            host.invoke_tool(call("d", "files.read", json!({})), ToolInvocationOptions::none())
                 .await?
                 .error()
                 .unwrap()
@@ -136,7 +137,7 @@ async fn e100_an_entered_then_aborted_call_is_interrupted_not_failed_or_refused(
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("files.read", Handler::slow(10_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("a", "files.read"), ToolInvocationOptions::none()).await?;
+        host.invoke_tool(call("a", "files.read", json!({})), ToolInvocationOptions::none()).await?;
         Ok(complete(Value::Null))
     });
     let mut req = request(tools());
@@ -153,7 +154,7 @@ async fn e102_the_catalogue_is_listed_once_per_turn_and_calls_use_it() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
         for i in 0..3 {
-            host.invoke_tool(call(&format!("c{i}"), "files.read"), ToolInvocationOptions::none()).await?;
+            host.invoke_tool(call(&format!("c{i}"), "files.read", json!({})), ToolInvocationOptions::none()).await?;
         }
         Ok(complete(json!(null)))
     });

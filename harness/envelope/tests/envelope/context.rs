@@ -11,6 +11,8 @@ use sharedos_model::capability::Capability;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus, RuntimeLimits};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::call;
+use sharedos_testkit::events::kinds;
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;
@@ -132,8 +134,9 @@ async fn e13_the_runtime_cannot_change_what_the_envelope_holds() {
         limits.max_tool_calls = 0;
         assert_eq!(limits.max_tool_calls, 0);
         assert_eq!(host.limits().max_tool_calls, 16);
-        let answer =
-            host.invoke_tool(call("c1", "files.read"), sharedos_envelope::host::ToolInvocationOptions::none()).await?;
+        let answer = host
+            .invoke_tool(call("c1", "files.read", json!({})), sharedos_envelope::host::ToolInvocationOptions::none())
+            .await?;
         Ok(complete(json!(answer.status().as_str())))
     });
     let result = run(&executor(&kernel, &p, options()), request(vec![read_tool("files.read")])).await;

@@ -11,6 +11,8 @@ use sharedos_envelope::runtime::{complete, RuntimeFailure};
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::call;
+use sharedos_testkit::events::kinds;
 use std::cell::RefCell;
 use std::future::pending;
 use std::rc::Rc;
@@ -89,7 +91,7 @@ async fn e45_e51_without_grace_a_running_handler_is_interrupted_at_the_deadline(
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::slow(1_000_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
+        host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
         Ok(complete(Value::Null))
     });
     let mut req = request(tools());
@@ -108,7 +110,7 @@ async fn e47_e63_calls_after_the_soft_signal_are_refused_and_the_ignorer_is_stop
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(115_000).await;
         loop {
-            let answer = host.invoke_tool(call("c", "payments.transfer"), none()).await?;
+            let answer = host.invoke_tool(call("c", "payments.transfer", json!({})), none()).await?;
             assert_eq!(answer.error().unwrap().code, "turn_draining");
             sleep_ms(1_000).await;
         }
@@ -127,7 +129,7 @@ async fn e48_e49_a_handler_running_at_the_soft_signal_finishes_and_the_turn_ends
     kernel.handle("payments.transfer", Handler::slow(4_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(113_000).await;
-        let _pending = host.invoke_tool(call("c1", "payments.transfer"), none());
+        let _pending = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
         host.draining().aborted().await;
         Err(RuntimeFailure::message("draining"))
     });
@@ -144,7 +146,7 @@ async fn e50_a_handler_still_running_at_t_during_a_drain_is_interrupted() {
     kernel.handle("payments.transfer", Handler::slow(20_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(113_000).await;
-        let _pending = host.invoke_tool(call("c1", "payments.transfer"), none());
+        let _pending = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
         host.draining().aborted().await;
         Err(RuntimeFailure::message("draining"))
     });
@@ -173,7 +175,7 @@ async fn e54_a_drained_turn_ends_cancelled_even_after_its_last_step() {
     kernel.handle("files.read", Handler::slow(3_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(114_000).await;
-        host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions::at_step(0)).await?;
+        host.invoke_tool(call("c1", "files.read", json!({})), ToolInvocationOptions::at_step(0)).await?;
         if host.draining().is_aborted() {
             return Err(RuntimeFailure::message("draining after the last step"));
         }
@@ -214,7 +216,7 @@ async fn e60_e61_no_timer_survives_and_a_late_outage_changes_nothing() {
         Handler { reject_with_abort_reason: true, ..Handler::slow(50_000, Answer::Succeed) },
     );
     let p = plugin(|_r, host, _s| async move {
-        let _late = host.invoke_tool(call("c1", "payments.transfer"), none());
+        let _late = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
         sleep_ms(10).await;
         Ok(complete(json!("done")))
     });
@@ -235,7 +237,7 @@ async fn e61_a_kernel_outage_after_close_arms_nothing_and_changes_nothing() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler { outage_on_abort: true, ..Handler::slow(50_000, Answer::Succeed) });
     let p = plugin(|_r, host, _s| async move {
-        let _late = host.invoke_tool(call("c1", "payments.transfer"), none());
+        let _late = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
         sleep_ms(10).await;
         Ok(complete(json!("done")))
     });
@@ -253,7 +255,7 @@ async fn e61_a_kernel_outage_after_close_arms_nothing_and_changes_nothing() {
 async fn e62_grace_at_least_timeout_mediates_nothing() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
-        let answer = host.invoke_tool(call("c1", "files.read"), none()).await?;
+        let answer = host.invoke_tool(call("c1", "files.read", json!({})), none()).await?;
         assert_eq!(answer.error().unwrap().code, "turn_draining");
         pending::<Result<Value, RuntimeFailure>>().await
     });

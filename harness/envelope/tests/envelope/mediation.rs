@@ -8,6 +8,8 @@ use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
 use sharedos_envelope::runtime::{complete, RuntimeFailure};
 use sharedos_model::execution::{ExecutionOptions, ExecutionResult, ExecutionStatus, RuntimeEvent};
 use sharedos_model::tool::ToolDefinition;
+use sharedos_testkit::call::call;
+use sharedos_testkit::events::kinds;
 use std::cell::RefCell;
 use std::future::pending;
 use std::rc::Rc;
@@ -46,7 +48,7 @@ fn code_of(answer: &sharedos_model::tool::ToolResult) -> String {
 #[tokio::test(start_paused = true)]
 async fn e15_e16_unlisted_tool_is_refused_by_the_envelope_and_audited_not_offered() {
     let (result, kernel) = session(None, |host| async move {
-        let answer = host.invoke_tool(call("c1", "payments.wire"), none()).await?;
+        let answer = host.invoke_tool(call("c1", "payments.wire", json!({})), none()).await?;
         Ok(complete(json!(code_of(&answer))))
     })
     .await;
@@ -71,7 +73,7 @@ async fn e17_the_call_past_the_budget_is_refused_and_the_turn_continues() {
     let (result, kernel) = session(Some(limits), |host| async move {
         let mut codes = vec![];
         for i in 0..3 {
-            codes.push(code_of(&host.invoke_tool(call(&format!("c{i}"), "files.read"), none()).await?));
+            codes.push(code_of(&host.invoke_tool(call(&format!("c{i}"), "files.read", json!({})), none()).await?));
         }
         Ok(complete(json!(codes)))
     })
@@ -87,10 +89,10 @@ async fn e18_not_offered_consumes_a_unit_but_draining_and_step_refusals_do_not()
     let limits = ExecutionOptions { max_tool_calls: Some(2), max_steps: Some(2), ..ExecutionOptions::default() };
     let (result, _) = session(Some(limits), |host| async move {
         let mut codes = vec![];
-        codes.push(code_of(&host.invoke_tool(call("a", "files.read"), step(5)).await?));
-        codes.push(code_of(&host.invoke_tool(call("b", "payments.wire"), none()).await?));
-        codes.push(code_of(&host.invoke_tool(call("c", "files.read"), none()).await?));
-        codes.push(code_of(&host.invoke_tool(call("d", "files.read"), none()).await?));
+        codes.push(code_of(&host.invoke_tool(call("a", "files.read", json!({})), step(5)).await?));
+        codes.push(code_of(&host.invoke_tool(call("b", "payments.wire", json!({})), none()).await?));
+        codes.push(code_of(&host.invoke_tool(call("c", "files.read", json!({})), none()).await?));
+        codes.push(code_of(&host.invoke_tool(call("d", "files.read", json!({})), none()).await?));
         Ok(complete(json!(codes)))
     })
     .await;
@@ -104,8 +106,8 @@ async fn e18_not_offered_consumes_a_unit_but_draining_and_step_refusals_do_not()
 async fn e19_a_step_at_or_past_max_steps_is_refused_with_the_step_echoed() {
     let limits = ExecutionOptions { max_steps: Some(3), ..ExecutionOptions::default() };
     let (result, _) = session(Some(limits), |host| async move {
-        let refused = host.invoke_tool(call("c1", "files.read"), step(3)).await?;
-        let allowed = host.invoke_tool(call("c2", "files.read"), step(2)).await?;
+        let refused = host.invoke_tool(call("c1", "files.read", json!({})), step(3)).await?;
+        let allowed = host.invoke_tool(call("c2", "files.read", json!({})), step(2)).await?;
         Ok(complete(json!([code_of(&refused), code_of(&allowed)])))
     })
     .await;
@@ -125,11 +127,11 @@ async fn e20_e21_distinct_steps_are_budgeted_repeats_and_undeclared_are_not() {
         let mut codes = vec![];
         for (id, s) in [("a", Some(0)), ("b", Some(1)), ("c", Some(0)), ("d", Some(1))] {
             let o = s.map_or_else(none, step);
-            codes.push(code_of(&host.invoke_tool(call(id, "files.read"), o).await?));
+            codes.push(code_of(&host.invoke_tool(call(id, "files.read", json!({})), o).await?));
         }
-        codes.push(code_of(&host.invoke_tool(call("e", "files.read"), step(1)).await?));
+        codes.push(code_of(&host.invoke_tool(call("e", "files.read", json!({})), step(1)).await?));
         for i in 0..5 {
-            codes.push(code_of(&host.invoke_tool(call(&format!("n{i}"), "files.read"), none()).await?));
+            codes.push(code_of(&host.invoke_tool(call(&format!("n{i}"), "files.read", json!({})), none()).await?));
         }
         Ok(complete(json!(codes)))
     })
@@ -141,7 +143,7 @@ async fn e20_e21_distinct_steps_are_budgeted_repeats_and_undeclared_are_not() {
         |host| async move {
             let mut codes = vec![];
             for (id, s) in [("a", 0), ("b", 2), ("c", 1), ("d", 0)] {
-                codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
+                codes.push(code_of(&host.invoke_tool(call(id, "files.read", json!({})), step(s)).await?));
             }
             Ok(complete(json!(codes)))
         },
@@ -153,7 +155,7 @@ async fn e20_e21_distinct_steps_are_budgeted_repeats_and_undeclared_are_not() {
         |host| async move {
             let mut codes = vec![];
             for (id, s) in [("a", 0), ("b", 3), ("c", 2), ("d", 1), ("e", 1)] {
-                codes.push(code_of(&host.invoke_tool(call(id, "files.read"), step(s)).await?));
+                codes.push(code_of(&host.invoke_tool(call(id, "files.read", json!({})), step(s)).await?));
             }
             Ok(complete(json!(codes)))
         },
@@ -168,10 +170,10 @@ async fn e20_a_new_step_past_the_distinct_budget_is_refused() {
     let (result, _) = session(Some(limits), |host| async move {
         let mut codes = vec![];
         // Steps 1 and 0 fill the budget of two distinct steps; 1 repeats; 2 is new.
-        codes.push(code_of(&host.invoke_tool(call("a", "files.read"), step(1)).await?));
-        codes.push(code_of(&host.invoke_tool(call("b", "files.read"), step(0)).await?));
-        codes.push(code_of(&host.invoke_tool(call("c", "files.read"), step(1)).await?));
-        codes.push(code_of(&host.invoke_tool(call("d", "files.read"), step(2)).await?));
+        codes.push(code_of(&host.invoke_tool(call("a", "files.read", json!({})), step(1)).await?));
+        codes.push(code_of(&host.invoke_tool(call("b", "files.read", json!({})), step(0)).await?));
+        codes.push(code_of(&host.invoke_tool(call("c", "files.read", json!({})), step(1)).await?));
+        codes.push(code_of(&host.invoke_tool(call("d", "files.read", json!({})), step(2)).await?));
         Ok(complete(json!(codes)))
     })
     .await;
@@ -184,13 +186,15 @@ async fn e22_malformed_step_or_call_rejects_with_no_event() {
         let mut errors = vec![];
         for s in [-1.0, 1.5, f64::NAN, f64::INFINITY] {
             errors.push(
-                host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions { step: Some(s) }).await.unwrap_err(),
+                host.invoke_tool(call("c1", "files.read", json!({})), ToolInvocationOptions { step: Some(s) })
+                    .await
+                    .unwrap_err(),
             );
         }
-        let mut bad = call("c2", "files.read");
+        let mut bad = call("c2", "files.read", json!({}));
         bad.id = String::new();
         errors.push(host.invoke_tool(bad, none()).await.unwrap_err());
-        let mut bad = call("c3", "files.read");
+        let mut bad = call("c3", "files.read", json!({}));
         bad.requested_at = "yesterday".into();
         errors.push(host.invoke_tool(bad, none()).await.unwrap_err());
         assert!(errors[..4].iter().all(|e| matches!(e, HostError::InvalidStep)));
@@ -208,9 +212,9 @@ async fn e23_checks_run_in_contract_order() {
     let limits = ExecutionOptions { max_steps: Some(1), max_tool_calls: Some(1), ..ExecutionOptions::default() };
     let (result, _) = session(Some(limits), |host| async move {
         let mut codes = vec![];
-        codes.push(code_of(&host.invoke_tool(call("a", "payments.wire"), step(0)).await?));
-        codes.push(code_of(&host.invoke_tool(call("b", "payments.wire"), step(0)).await?));
-        codes.push(code_of(&host.invoke_tool(call("c", "payments.wire"), step(4)).await?));
+        codes.push(code_of(&host.invoke_tool(call("a", "payments.wire", json!({})), step(0)).await?));
+        codes.push(code_of(&host.invoke_tool(call("b", "payments.wire", json!({})), step(0)).await?));
+        codes.push(code_of(&host.invoke_tool(call("c", "payments.wire", json!({})), step(4)).await?));
         Ok(complete(json!(codes)))
     })
     .await;
@@ -218,7 +222,7 @@ async fn e23_checks_run_in_contract_order() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(119_000).await;
-        let answer = host.invoke_tool(call("z", "payments.wire"), step(99)).await?;
+        let answer = host.invoke_tool(call("z", "payments.wire", json!({})), step(99)).await?;
         Err(RuntimeFailure::message(code_of(&answer)))
     });
     let mut req = request(tools());
@@ -233,7 +237,7 @@ async fn e24_an_invalid_kernel_result_rejects_without_tool_completed() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("files.read", Handler::answer(Answer::Malformed));
     let p = plugin(|_r, host, _s| async move {
-        let error = host.invoke_tool(call("c1", "files.read"), none()).await.unwrap_err();
+        let error = host.invoke_tool(call("c1", "files.read", json!({})), none()).await.unwrap_err();
         assert!(matches!(error, HostError::InvalidToolResult(_)));
         Ok(complete(Value::Null))
     });
@@ -247,7 +251,7 @@ async fn e25_after_close_invoke_and_emit_throw_but_annotate_does_not() {
     let p = plugin(|_r, _h, _s| async move { Ok(complete(json!("done"))) });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
     let host = p.hosts.borrow()[0].clone();
-    assert!(matches!(host.invoke_tool(call("c9", "files.read"), none()).await, Err(HostError::Closed)));
+    assert!(matches!(host.invoke_tool(call("c9", "files.read", json!({})), none()).await, Err(HostError::Closed)));
     assert!(matches!(host.emit(RuntimeEvent { kind: "late".into(), data: Value::Null }), Err(HostError::Closed)));
     assert!(host.annotate("late", json!(1)).is_ok());
     assert_eq!(result.status, ExecutionStatus::Succeeded);
@@ -264,14 +268,14 @@ async fn e26_after_the_hard_signal_a_new_call_rejects_closed_not_draining() {
         async move {
             let keep = host.clone();
             signal.aborted().await;
-            *sink.borrow_mut() = keep.invoke_tool(call("late", "files.read"), none()).await.err();
+            *sink.borrow_mut() = keep.invoke_tool(call("late", "files.read", json!({})), none()).await.err();
             pending::<Result<Value, RuntimeFailure>>().await
         }
     });
     let result = run(&executor(&kernel, &p, grace(5_000)), request(tools())).await;
     assert_eq!(result.status, ExecutionStatus::Cancelled);
     let host = p.hosts.borrow()[0].clone();
-    assert!(matches!(host.invoke_tool(call("x", "files.read"), none()).await, Err(HostError::Closed)));
+    assert!(matches!(host.invoke_tool(call("x", "files.read", json!({})), none()).await, Err(HostError::Closed)));
     assert!(kernel.refused.borrow().is_empty(), "no turn_draining refusal was built");
 }
 
@@ -280,9 +284,9 @@ async fn e27_tool_completed_code_is_present_exactly_when_not_succeeded() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::answer(Answer::Fail("tool_execution_failed")));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "files.read"), none()).await?;
-        host.invoke_tool(call("c2", "payments.transfer"), none()).await?;
-        host.invoke_tool(call("c3", "payments.wire"), none()).await?;
+        host.invoke_tool(call("c1", "files.read", json!({})), none()).await?;
+        host.invoke_tool(call("c2", "payments.transfer", json!({})), none()).await?;
+        host.invoke_tool(call("c3", "payments.wire", json!({})), none()).await?;
         Ok(complete(Value::Null))
     });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;

@@ -12,6 +12,8 @@ use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_port::audit::AuditEffect;
 use sharedos_port::error::KernelError;
+use sharedos_testkit::call::call;
+use sharedos_testkit::events::kinds;
 use std::cell::RefCell;
 use std::future::pending;
 use std::rc::Rc;
@@ -41,7 +43,7 @@ async fn e65_e66_e67_a_swallowed_outage_still_ends_the_turn_audit_unavailable() 
     kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
     let errors = Rc::new(RefCell::new(vec![]));
     let p = plugin(|_r, host, _s| async move {
-        let swallowed = host.invoke_tool(call("c1", "payments.transfer"), none()).await;
+        let swallowed = host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await;
         assert!(matches!(
             swallowed,
             Err(sharedos_envelope::error::HostError::Kernel(KernelError::AuditUnavailable(_)))
@@ -81,9 +83,9 @@ async fn e71_with_grace_the_hard_stop_comes_grace_after_the_outage() {
     kernel.handle("files.read", Handler::slow(60_000, Answer::Succeed));
     kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        let _sibling = host.invoke_tool(call("c1", "files.read"), none());
+        let _sibling = host.invoke_tool(call("c1", "files.read", json!({})), none());
         sleep_ms(1_000).await;
-        host.invoke_tool(call("c2", "payments.transfer"), none()).await?;
+        host.invoke_tool(call("c2", "payments.transfer", json!({})), none()).await?;
         Ok(complete(Value::Null))
     });
     let result = run(&executor(&kernel, &p, grace(5_000)), request(tools())).await;
@@ -98,7 +100,7 @@ async fn e73_audit_unavailable_outranks_turn_cancelled() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        let _ = host.invoke_tool(call("c1", "payments.transfer"), none()).await;
+        let _ = host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await;
         pending::<Result<Value, RuntimeFailure>>().await
     });
     let result = run(&executor(&kernel, &p, grace(5_000)), request(tools())).await;

@@ -13,6 +13,8 @@ use sharedos_model::tool::ProtocolError;
 use sharedos_model::tool::ToolCall;
 use sharedos_port::audit::{AuditEffect, AuditUnavailable};
 use sharedos_port::error::KernelError;
+use sharedos_testkit::call::{call, TRACE};
+use sharedos_testkit::events::kinds;
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;
@@ -131,7 +133,8 @@ async fn e36_on_event_sees_every_event_in_order_and_cannot_change_the_result() {
     let seen: Rc<RefCell<Vec<ExecutionEvent>>> = Rc::default();
     let sink = seen.clone();
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "files.read"), sharedos_envelope::host::ToolInvocationOptions::none()).await?;
+        host.invoke_tool(call("c1", "files.read", json!({})), sharedos_envelope::host::ToolInvocationOptions::none())
+            .await?;
         Ok(complete(Value::Null))
     });
     let exec = executor(
@@ -283,7 +286,7 @@ async fn e43_the_escalation_handler_if_invoked_fails_escalation_not_terminated()
 async fn a_borrowed_request_runs_the_same_turn_as_an_owned_one() {
     let kernel = FakeKernel::with_tools(vec![read_tool("files.read")]);
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "files.read"), ToolInvocationOptions::none()).await?;
+        host.invoke_tool(call("c1", "files.read", json!({})), ToolInvocationOptions::none()).await?;
         Ok(complete(json!("done")))
     });
     let owned = run(&executor(&kernel, &p, options()), request(vec![read_tool("files.read")])).await;

@@ -11,6 +11,8 @@ use sharedos_model::tool::ProtocolError;
 use sharedos_port::audit::AuditEffect;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::call;
+use sharedos_testkit::events::kinds;
 use std::future::pending;
 use std::rc::Rc;
 use support::*;
@@ -41,7 +43,7 @@ async fn call_then_deadline(tool: &'static str, handler: Option<Handler>) -> (Ex
         kernel.handle(tool, h);
     }
     let p = plugin(move |_r, host, _s| async move {
-        let _ = host.invoke_tool(call("c1", tool), none()).await;
+        let _ = host.invoke_tool(call("c1", tool, json!({})), none()).await;
         pending::<Result<Value, RuntimeFailure>>().await
     });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
@@ -81,7 +83,7 @@ async fn w4_e78_write_still_in_its_handler_at_the_deadline_is_not_retryable() {
 async fn throw_after(tool: &'static str) -> ExecutionResult {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(move |_r, host, _s| async move {
-        host.invoke_tool(call("c1", tool), none()).await?;
+        host.invoke_tool(call("c1", tool, json!({})), none()).await?;
         Err(RuntimeFailure::message("boom"))
     });
     run(&executor(&kernel, &p, options()), request(tools())).await
@@ -97,7 +99,7 @@ async fn fail_after(tool: Option<&'static str>, code: &'static str, retry: Optio
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(move |_r, host, _s| async move {
         if let Some(tool) = tool {
-            host.invoke_tool(call("c1", tool), none()).await?;
+            host.invoke_tool(call("c1", tool, json!({})), none()).await?;
         }
         Ok(fail(ProtocolError { retryable: retry, ..ProtocolError::new(code, "gave up") }))
     });
@@ -136,7 +138,7 @@ async fn w8_e80_draining_refusal_leaves_the_turn_retryable() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(116_000).await;
-        let answer = host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
+        let answer = host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
         assert_eq!(answer.error().unwrap().code, "turn_draining");
         if host.draining().is_aborted() {
             return Err(RuntimeFailure::message("draining"));
@@ -160,7 +162,7 @@ async fn w9_transfer_completing_during_the_drain_ends_the_turn_early_and_unretry
     kernel.handle("payments.transfer", Handler::slow(3_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
         sleep_ms(114_000).await;
-        host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
+        host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
         if host.draining().is_aborted() {
             return Err(RuntimeFailure::message("draining"));
         }
@@ -180,7 +182,7 @@ async fn w10_outage_on_the_first_decision_is_retryable() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
+        host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
         Ok(complete(json!(null)))
     });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
@@ -192,8 +194,8 @@ async fn w11_outage_after_a_transfer_is_not_retryable() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.refund", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
-        host.invoke_tool(call("c2", "payments.refund"), none()).await?;
+        host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
+        host.invoke_tool(call("c2", "payments.refund", json!({})), none()).await?;
         Ok(complete(json!(null)))
     });
     let result = run(&executor(&kernel, &p, options()), request(tools())).await;
@@ -205,9 +207,9 @@ async fn sibling_in_handler_then_outage(handler: Handler) -> (ExecutionResult, R
     kernel.handle("payments.transfer", handler);
     kernel.handle("payments.refund", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        let first = host.invoke_tool(call("c1", "payments.transfer"), none());
+        let first = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
         sleep_ms(1_000).await;
-        host.invoke_tool(call("c2", "payments.refund"), none()).await?;
+        host.invoke_tool(call("c2", "payments.refund", json!({})), none()).await?;
         first.await?;
         Ok(complete(json!(null)))
     });
@@ -260,7 +262,7 @@ async fn w16_e77_failed_write_is_not_proof_of_no_effect() {
 async fn w17_e80_envelope_refused_write_then_throw_is_retryable() {
     let kernel = FakeKernel::with_tools(tools());
     let p = plugin(|_r, host, _s| async move {
-        let answer = host.invoke_tool(call("c1", "payments.wire"), none()).await?;
+        let answer = host.invoke_tool(call("c1", "payments.wire", json!({})), none()).await?;
         assert_eq!(answer.error().unwrap().code, "tool_unavailable");
         Err(RuntimeFailure::message("boom"))
     });
@@ -272,7 +274,7 @@ async fn w17_e80_envelope_refused_write_then_throw_is_retryable() {
 async fn w18_e82_the_kernel_definition_decides_the_classification() {
     let kernel = FakeKernel::with_tools(vec![write_tool("files.sync")]);
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "files.sync"), none()).await?;
+        host.invoke_tool(call("c1", "files.sync", json!({})), none()).await?;
         pending::<Result<Value, RuntimeFailure>>().await
     });
     let result = run(&executor(&kernel, &p, options()), request(vec![read_tool("files.sync")])).await;
@@ -302,7 +304,7 @@ async fn w21_e55_host_cancel_stops_at_once_despite_grace() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::slow(30_000, Answer::Succeed));
     let p = plugin(|_r, host, _s| async move {
-        host.invoke_tool(call("c1", "payments.transfer"), none()).await?;
+        host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await?;
         Ok(complete(json!(null)))
     });
     let exec = executor(&kernel, &p, grace(5_000));
@@ -328,8 +330,8 @@ async fn w22_e71_outage_with_grace_lets_the_sibling_finish() {
     kernel.handle("payments.transfer", Handler::slow(3_000, Answer::Succeed));
     kernel.handle("payments.refund", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        let _sibling = host.invoke_tool(call("c1", "payments.transfer"), none());
-        let _ = host.invoke_tool(call("c2", "payments.refund"), none()).await;
+        let _sibling = host.invoke_tool(call("c1", "payments.transfer", json!({})), none());
+        let _ = host.invoke_tool(call("c2", "payments.refund", json!({})), none()).await;
         Ok(complete(json!("done anyway")))
     });
     let result = run(&executor(&kernel, &p, grace(5_000)), request(tools())).await;
@@ -347,7 +349,7 @@ async fn e83_effect_none_outage_before_abort_is_not_an_effect() {
     let kernel = FakeKernel::with_tools(tools());
     kernel.handle("payments.transfer", Handler::outage(AuditEffect::None));
     let p = plugin(|_r, host, _s| async move {
-        let _ = host.invoke_tool(call("c1", "payments.transfer"), none()).await;
+        let _ = host.invoke_tool(call("c1", "payments.transfer", json!({})), none()).await;
         Ok(complete(json!(null)))
     });
     let result = run(&executor(&kernel, &p, grace(5_000)), request(tools())).await;

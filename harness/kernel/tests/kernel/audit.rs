@@ -11,6 +11,8 @@ use sharedos_port::audit::AuditEffect;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::{RefusedCall, TurnEnd, TurnKernel};
+use sharedos_testkit::call::call;
+use sharedos_world::constants::{agent, owner, NOW};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -46,7 +48,7 @@ async fn k67_decisions_state_outcome_resource_action_hash_and_reason() {
     bounded.constraints.max_uses = Some(3);
     let (grants, sink) = (Grants::of(&[bounded]), Sink::new());
     let kernel = kernel_with(&grants, &sink, &[]);
-    let _ = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();
+    let _ = kernel.admit_turn(&ctx(), &agent(), &signal).await.unwrap();
     let mut requirement = TestTool::new("x", "read").definition.required_capability.clone();
     requirement.resource.path = vec!["Workspace".into()];
     let _ = kernel.authorize(&ctx(), &requirement, &signal).await.unwrap();
@@ -214,7 +216,7 @@ async fn k74_records_never_hold_arguments_results_payloads_or_thrown_text() {
     kernel.invoke_tool(&ctx(), &call("c2", "files.read", json!({"wrong": SECRET})), &signal).await.unwrap();
     tool.behave(Behaviour::Throw);
     kernel.invoke_tool(&ctx(), &call("c3", "files.read", json!({"path": "Workspace"})), &signal).await.unwrap();
-    let envelope = json!({"version": "1", "id": "m1", "sender": actor(), "receiver": owner(), "purpose": "probe",
+    let envelope = json!({"version": "1", "id": "m1", "sender": agent(), "receiver": owner(), "purpose": "probe",
                           "payload": {"note": SECRET}, "traceId": "trace-1", "createdAt": NOW});
     kernel.send_message(&ctx(), &envelope, &signal).await.unwrap();
     let events = sink.text();

@@ -10,6 +10,8 @@ use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::ToolStatus;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::TurnKernel;
+use sharedos_testkit::call::call;
+use sharedos_world::constants::{agent, owner, NOW};
 use support::*;
 
 fn escalation_grant() -> sharedos_model::capability::Grant {
@@ -94,7 +96,7 @@ async fn k84_admission_needs_the_agents_execution_capability_owned_by_the_contex
     let (grants, sink) = (Grants::of(&[foreign.clone()]), Sink::new());
     let kernel = builder(&grants, &sink).build().unwrap();
     let signal = AbortSignal::new();
-    let denied = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();
+    let denied = kernel.admit_turn(&ctx(), &agent(), &signal).await.unwrap();
     assert_eq!(denied.reason_code.as_str(), "no_matching_grant");
     let checked = sink.last(AuditType::AuthorizationChecked);
     assert_eq!((checked.outcome, checked.consumed), (AuditOutcome::Denied, Some(true)));
@@ -105,7 +107,7 @@ async fn k84_admission_needs_the_agents_execution_capability_owned_by_the_contex
     );
     let (grants, sink) = (Grants::of(&[invoke]), Sink::new());
     let kernel = builder(&grants, &sink).build().unwrap();
-    let allowed = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();
+    let allowed = kernel.admit_turn(&ctx(), &agent(), &signal).await.unwrap();
     assert_eq!((allowed.allowed, allowed.matched_grant_id.as_deref()), (true, Some("grant-turn")));
 }
 
@@ -113,7 +115,7 @@ async fn k84_admission_needs_the_agents_execution_capability_owned_by_the_contex
 async fn admission_with_unavailable_authority_is_a_recorded_fail_closed_denial() {
     let (grants, sink) = (Grants::failing(), Sink::new());
     let kernel = builder(&grants, &sink).build().unwrap();
-    let decision = kernel.admit_turn(&ctx(), &actor(), &AbortSignal::new()).await.unwrap();
+    let decision = kernel.admit_turn(&ctx(), &agent(), &AbortSignal::new()).await.unwrap();
     assert_eq!(decision.reason_code.as_str(), "authority_unavailable");
     let checked = sink.last(AuditType::AuthorizationChecked);
     assert_eq!((checked.reason.as_deref(), checked.fail_closed), (Some("authority_unavailable"), Some(true)));

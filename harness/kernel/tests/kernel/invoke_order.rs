@@ -9,6 +9,7 @@ use sharedos_model::tool::ToolStatus;
 use sharedos_port::audit::AuditEffect;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::call;
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;

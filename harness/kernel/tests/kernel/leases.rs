@@ -9,6 +9,8 @@ use sharedos_model::tool::ToolStatus;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::TurnKernel;
+use sharedos_testkit::call::call;
+use sharedos_world::constants::agent;
 use std::rc::Rc;
 use support::*;
 
@@ -62,7 +64,7 @@ async fn k6_a_turn_loads_authority_once_and_answers_every_operation_from_the_lea
             .unwrap();
         assert_eq!(result.status(), ToolStatus::Succeeded);
     }
-    let _ = kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap();
+    let _ = kernel.admit_turn(&ctx(), &agent(), &signal).await.unwrap();
     assert_eq!(grants.loads.get(), 1);
     assert_eq!(sink.count(AuditType::AuthorityResolved), 1);
     let hashes: Vec<_> = sink.of(AuditType::AuthorizationChecked).into_iter().map(|e| e.authority_hash).collect();

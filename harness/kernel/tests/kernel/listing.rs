@@ -9,6 +9,7 @@ use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::TurnKernel;
+use sharedos_testkit::call::call;
 use std::sync::Arc;
 use support::*;
 

@@ -15,6 +15,8 @@ use sharedos_model::message::{MessageDeliveryResult, MessageEnvelope};
 use sharedos_model::tool::{ToolOutcome, ToolResult, ToolStatus};
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::call::call;
+use sharedos_world::constants::{agent, owner, NOW};
 use std::cell::RefCell;
 use std::rc::Rc;
 use support::*;
@@ -29,7 +31,7 @@ fn alice_grant() -> Grant {
 }
 
 fn envelope() -> Value {
-    json!({"version": "1", "id": "msg-1", "sender": actor(), "receiver": owner(), "purpose": "probe",
+    json!({"version": "1", "id": "msg-1", "sender": agent(), "receiver": owner(), "purpose": "probe",
            "payload": {"q": 1}, "traceId": "trace-1", "createdAt": NOW})
 }
 
@@ -230,7 +232,7 @@ async fn m14_an_inbound_turn_needs_an_execution_grant_consumed_at_admission() {
     invoke.constraints.max_uses = Some(1);
     let w = world(&[invoke, alice_grant()]);
     let signal = AbortSignal::new();
-    assert!(w.kernel.admit_turn(&ctx(), &actor(), &signal).await.unwrap().allowed);
+    assert!(w.kernel.admit_turn(&ctx(), &agent(), &signal).await.unwrap().allowed);
     assert_eq!(w.usage.spent("world-test", "grant-turn"), 1);
     let other = w.kernel.admit_turn(&ctx(), &Address::agent("agent-bob"), &signal).await.unwrap();
     assert_eq!(other.reason_code.as_str(), "no_matching_grant");
@@ -300,7 +302,7 @@ async fn m18_the_request_envelope_is_built_from_the_trusted_context() {
     let w = world(&[alice_grant()]);
     assert_eq!(ask(&w, "call-1", &owner()).await.status(), ToolStatus::Succeeded);
     let sent = w.transport.delivered.borrow()[0].clone();
-    assert_eq!((sent.sender, sent.receiver), (actor(), owner()));
+    assert_eq!((sent.sender, sent.receiver), (agent(), owner()));
     assert_eq!(
         (sent.purpose.as_str(), sent.trace_id.as_str(), sent.created_at.as_str(), sent.version.as_str()),
         ("probe", "trace-1", NOW, "1")

@@ -13,11 +13,11 @@ use sharedos_drivers::child_process::{
     ChannelEnd, ChildMode, ChildProcessTransport, HarnessProcess, Launch, ProcessDiagnostics, ProcessLimits,
     SkippedLine,
 };
-use sharedos_drivers::frame::{HarnessFrame, HarnessTurnRequest};
+use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::transport::{HarnessChannel, HarnessTransport, TransportError};
-use sharedos_model::access::{Reach, RuntimeVisibleContext};
-use sharedos_model::address::Address;
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_testkit::harness_request::harness_request;
+use sharedos_testkit::json::object;
 use std::future::Future;
 use std::io::Write;
 use std::time::Duration;
@@ -27,38 +27,14 @@ async fn guarded<T>(future: impl Future<Output = T>) -> T {
     tokio::time::timeout(HANG_GUARD, future).await.expect("the transport hung")
 }
 
-fn frame(value: Value) -> HarnessFrame {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
-
 fn received(line: Value) -> HarnessFrame {
-    frame(json!({"standin": "received", "line": line}))
-}
-
-fn request() -> HarnessTurnRequest {
-    HarnessTurnRequest {
-        execution_id: "standin.turn".to_string(),
-        prompt: "read the notes".to_string(),
-        instructions: None,
-        tools: json!([]).into(),
-        context: RuntimeVisibleContext {
-            actor: Address::agent("seat"),
-            owner: Address::human("owner"),
-            namespace_id: "ns".to_string(),
-            purpose: "test".to_string(),
-            trace_id: "trace".to_string(),
-            now: "2026-01-01T00:00:00.000Z".to_string(),
-            reach: Reach::Computed { reach: Vec::new() },
-        },
-        metadata: None,
-    }
+    object(json!({"standin": "received", "line": line}))
 }
 
 async fn open(transport: &ChildProcessTransport) -> Box<dyn HarnessChannel> {
-    guarded(transport.open(request(), AbortSignal::new())).await.expect("the channel opens")
+    guarded(transport.open(harness_request("standin.turn", "read the notes"), AbortSignal::new()))
+        .await
+        .expect("the channel opens")
 }
 
 async fn read(channel: &dyn HarnessChannel) -> Result<Option<HarnessFrame>, TransportError> {
@@ -115,8 +91,8 @@ async fn d27_opening_frames_are_written_in_order_one_line_each_before_open_retur
     let launch = standin(&["--answer", "--echo-stdin", &stream("handshake.jsonl")]);
     let transport = ChildProcessTransport::new(launch).with_opening(|request| {
         vec![
-            frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"})),
-            frame(json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "sessionId": request.execution_id})),
+            object(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"})),
+            object(json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "sessionId": request.execution_id})),
         ]
     });
     let channel = open(&transport).await;
@@ -126,9 +102,9 @@ async fn d27_opening_frames_are_written_in_order_one_line_each_before_open_retur
         frames,
         vec![
             received(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"})),
-            frame(json!({"type": "ready", "step": 1})),
+            object(json!({"type": "ready", "step": 1})),
             received(json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "sessionId": "standin.turn"})),
-            frame(json!({"type": "ready", "step": 2})),
+            object(json!({"type": "ready", "step": 2})),
         ],
         "each opening frame arrived as its own line, in order"
     );
@@ -139,15 +115,15 @@ async fn d27_opening_frames_are_written_in_order_one_line_each_before_open_retur
 async fn d27_answer_mode_writes_each_result_as_one_json_line() {
     let launch = standin(&["--answer", "--echo-stdin", &stream("answer.jsonl")]);
     let transport = ChildProcessTransport::new(launch)
-        .with_opening(|request| vec![frame(json!({"type": "user_input", "text": request.prompt}))]);
+        .with_opening(|request| vec![object(json!({"type": "user_input", "text": request.prompt}))]);
     let channel = open(&transport).await;
     assert_eq!(read(&*channel).await.unwrap(), Some(received(json!({"type": "user_input", "text": "read the notes"}))));
     let call = read(&*channel).await.unwrap().unwrap();
     assert_eq!(call["callId"], "c1");
-    let result = frame(json!({"type": "tool_result", "callId": "c1", "output": "line one\nline two"}));
+    let result = object(json!({"type": "tool_result", "callId": "c1", "output": "line one\nline two"}));
     guarded(channel.write(result.clone(), AbortSignal::new())).await.unwrap();
     assert_eq!(read(&*channel).await.unwrap(), Some(received(Value::Object(result))));
-    assert_eq!(read(&*channel).await.unwrap(), Some(frame(json!({"type": "complete", "output": {"ok": true}}))));
+    assert_eq!(read(&*channel).await.unwrap(), Some(object(json!({"type": "complete", "output": {"ok": true}}))));
     assert_eq!(read(&*channel).await.unwrap(), None, "the stand-in exited after its last batch");
     guarded(channel.close()).await.unwrap();
     let diagnostics = only(&transport);
@@ -173,7 +149,7 @@ async fn d27_the_channel_ends_when_stdout_closes_even_if_the_process_lives_on() 
     let launch = Launch::new("/bin/sh").args(["-c", script]).limits(limits());
     let transport = ChildProcessTransport::new(launch);
     let channel = open(&transport).await;
-    assert_eq!(read_all(&*channel).await, vec![frame(json!({"type": "message"}))]);
+    assert_eq!(read_all(&*channel).await, vec![object(json!({"type": "message"}))]);
     let diagnostics = only(&transport);
     assert_eq!(diagnostics.end, Some(ChannelEnd::OutputClosed));
     assert_eq!(diagnostics.exit, None, "the process is still running");
@@ -186,7 +162,7 @@ async fn d27_non_json_lines_become_diagnostics_and_non_objects_are_dropped() {
     let transport = ChildProcessTransport::new(standin(&[&stream("noisy.jsonl")]));
     let channel = open(&transport).await;
     let frames = read_all(&*channel).await;
-    assert_eq!(frames, vec![frame(json!({"type": "message", "text": "hi"})), frame(json!({"type": "complete"}))]);
+    assert_eq!(frames, vec![object(json!({"type": "message", "text": "hi"})), object(json!({"type": "complete"}))]);
     guarded(channel.close()).await.unwrap();
     let diagnostics = only(&transport);
     assert_eq!(diagnostics.stdout_notes, vec!["booting the harness".to_string()]);
@@ -217,7 +193,8 @@ async fn d27_aborting_a_read_rejects_it_with_the_abort_reason() {
 async fn d28_aborting_the_open_signal_sends_sigterm_to_the_running_child() {
     let transport = ChildProcessTransport::new(standin(&["--hang"]));
     let signal = AbortSignal::new();
-    let channel = guarded(transport.open(request(), signal.clone())).await.unwrap();
+    let channel =
+        guarded(transport.open(harness_request("standin.turn", "read the notes"), signal.clone())).await.unwrap();
     let abort = async move {
         tokio::time::sleep(Duration::from_millis(50)).await;
         signal.abort(AbortReason::HostCancelled);
@@ -233,9 +210,10 @@ async fn d28_aborting_the_open_signal_sends_sigterm_to_the_running_child() {
 #[tokio::test]
 async fn d28_draining_does_not_signal_the_process() {
     let launch = standin(&["--answer", "--echo-stdin", &stream("answer.jsonl")]);
-    let transport = ChildProcessTransport::new(launch).with_opening(|_| vec![frame(json!({"type": "user_input"}))]);
+    let transport = ChildProcessTransport::new(launch).with_opening(|_| vec![object(json!({"type": "user_input"}))]);
     let signal = AbortSignal::new();
-    let channel = guarded(transport.open(request(), signal.clone())).await.unwrap();
+    let channel =
+        guarded(transport.open(harness_request("standin.turn", "read the notes"), signal.clone())).await.unwrap();
     assert!(read(&*channel).await.unwrap().is_some());
     assert!(read(&*channel).await.unwrap().is_some());
     // The turn starts draining: the only signal firing says so.
@@ -244,12 +222,12 @@ async fn d28_draining_does_not_signal_the_process() {
     soft.abort(AbortReason::Draining);
     assert_eq!(guarded(channel.read(soft)).await, Err(TransportError::Aborted(AbortReason::Draining)));
     // The harness is still there: it reads the (refusal) result and ends on its own.
-    let refusal = frame(json!({"type": "tool_result", "status": "denied", "code": "turn_draining"}));
+    let refusal = object(json!({"type": "tool_result", "status": "denied", "code": "turn_draining"}));
     guarded(channel.write(refusal.clone(), AbortSignal::new())).await.unwrap();
     let rest = read_all(&*channel).await;
     assert_eq!(
         rest,
-        vec![received(Value::Object(refusal)), frame(json!({"type": "complete", "output": {"ok": true}}))]
+        vec![received(Value::Object(refusal)), object(json!({"type": "complete", "output": {"ok": true}}))]
     );
     guarded(channel.close()).await.unwrap();
     let exit = only(&transport).exit.unwrap();
@@ -336,7 +314,7 @@ async fn a_line_over_the_cap_is_skipped_and_reading_goes_on() {
     let launch = standin(&[file.path().to_str().unwrap()]).limits(ProcessLimits { max_line_bytes: 1024, ..limits() });
     let transport = ChildProcessTransport::new(launch);
     let channel = open(&transport).await;
-    assert_eq!(read_all(&*channel).await, vec![frame(json!({"type": "complete"}))]);
+    assert_eq!(read_all(&*channel).await, vec![object(json!({"type": "complete"}))]);
     guarded(channel.close()).await.unwrap();
     assert_eq!(only(&transport).skipped.get(&SkippedLine::Oversized), Some(&1));
 }
@@ -431,11 +409,11 @@ async fn observe_mode_reads_only_and_drops_written_results() {
     let launch = standin(&["--answer", "--echo-stdin", &stream("answer.jsonl")])
         .mode(ChildMode::Observe)
         .end_input_after_opening(true);
-    let transport = ChildProcessTransport::new(launch).with_opening(|_| vec![frame(json!({"type": "user_input"}))]);
+    let transport = ChildProcessTransport::new(launch).with_opening(|_| vec![object(json!({"type": "user_input"}))]);
     let channel = open(&transport).await;
     assert_eq!(read(&*channel).await.unwrap(), Some(received(json!({"type": "user_input"}))));
     assert_eq!(read(&*channel).await.unwrap().unwrap()["type"], "tool_call");
-    guarded(channel.write(frame(json!({"type": "tool_result"})), AbortSignal::new())).await.unwrap();
+    guarded(channel.write(object(json!({"type": "tool_result"})), AbortSignal::new())).await.unwrap();
     assert_eq!(
         read_all(&*channel).await,
         Vec::<HarnessFrame>::new(),
@@ -452,7 +430,7 @@ async fn a_closed_channel_reads_nothing_and_refuses_writes() {
     let channel = open(&transport).await;
     guarded(channel.close()).await.unwrap();
     assert_eq!(read(&*channel).await, Ok(None));
-    let written = guarded(channel.write(frame(json!({})), AbortSignal::new())).await;
+    let written = guarded(channel.write(object(json!({})), AbortSignal::new())).await;
     assert_eq!(written, Err(TransportError::Closed));
 }
 

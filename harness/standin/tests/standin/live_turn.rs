@@ -16,18 +16,13 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep, HarnessTurnRequest};
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::vendor::Vendor;
-use sharedos_envelope::executor::Executor;
-use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
-use sharedos_kernel::escalation::escalation_tool;
-use sharedos_kernel::kernel::Kernel;
-use sharedos_model::audit::AuditType;
+use sharedos_envelope::options::ExecuteOptions;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionResult, ExecutionStatus};
-use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
-use sharedos_world::constants::{agent, context, NOW, PURPOSE, TRACE_ID};
-use sharedos_world::fixtures::WorldFixtures;
-use sharedos_world::options::WorldOptions;
+use sharedos_testkit::events::events_of;
+use sharedos_testkit::json::object;
+use sharedos_testkit::world::{World, EXECUTION_ID};
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
@@ -41,9 +36,6 @@ const TURN_TIMEOUT_MS: u64 = 10_000;
 
 /// The turn limit of the turn whose CLI hangs.
 const SHORT_TURN_TIMEOUT_MS: u64 = 300;
-
-/// The execution id of every turn here.
-const EXECUTION_ID: &str = "standin-live.turn";
 
 /// The code the kernel denies a write to the read-only policy file with.
 const NO_MATCHING_GRANT: &str = "no_matching_grant";
@@ -59,79 +51,12 @@ async fn guarded<T>(future: impl Future<Output = T>) -> T {
 
 /// The one opening line: the whole turn request, as the CLI is first told it.
 fn opening(request: &HarnessTurnRequest) -> Vec<HarnessFrame> {
-    let frame = json!({"type": "sharedos.turn", "request": request});
-    vec![frame.as_object().cloned().unwrap()]
+    vec![object(json!({"type": "sharedos.turn", "request": request}))]
 }
 
-/// The reference kernel over the conformance fixtures.
-struct World {
-    kernel: Rc<Kernel>,
-    fixtures: WorldFixtures,
-    tools: Vec<ToolDefinition>,
-}
-
-impl World {
-    fn baseline() -> World {
-        let fixtures = WorldFixtures::build(&WorldOptions::default());
-        let mut registered = fixtures.static_tools();
-        registered.push(escalation_tool());
-        let mut builder = Kernel::builder(fixtures.grant_source.clone(), fixtures.audit.clone())
-            .usage_store(Rc::clone(&fixtures.usage))
-            .delegation_resolver(fixtures.chain.clone())
-            .message_transport(fixtures.transport.clone())
-            .message_router(fixtures.router.clone());
-        for handler in &registered {
-            builder = builder.tool(Rc::clone(handler));
-        }
-        let kernel = Rc::new(builder.build().unwrap());
-        let tools = registered.iter().map(|handler| ToolDefinition::clone(handler.definition())).collect();
-        World { kernel, fixtures, tools }
-    }
-
-    fn request(&self, timeout_ms: u64) -> ExecutionRequest {
-        ExecutionRequest {
-            version: PROTOCOL_VERSION.to_string(),
-            execution_id: EXECUTION_ID.to_string(),
-            agent: agent(),
-            context: context(&self.fixtures.clock.now(), TRACE_ID),
-            message: MessageEnvelope {
-                version: PROTOCOL_VERSION.to_string(),
-                id: format!("{EXECUTION_ID}-message"),
-                sender: agent(),
-                receiver: agent(),
-                purpose: PURPOSE.to_string(),
-                payload: json!({"text": "Read the policy file."}),
-                trace_id: TRACE_ID.to_string(),
-                created_at: NOW.to_string(),
-                reply_to: None,
-                provenance: None,
-            },
-            tools: self.tools.clone().into(),
-            state: None,
-            options: Some(ExecutionOptions { max_steps: None, max_tool_calls: None, timeout_ms: Some(timeout_ms) }),
-            metadata: None,
-        }
-    }
-
-    fn executor(&self, runtime: Rc<StandardLoop<EvalHarnessDriver>>) -> Executor {
-        let clock = self.fixtures.clock.clone();
-        let options = ExecutorOptions {
-            clock: Rc::new(move || clock.now()),
-            create_id: Rc::new(SequentialIds::new(&format!("{EXECUTION_ID}.event"))),
-            ..ExecutorOptions::default()
-        };
-        Executor::new(self.kernel.clone(), runtime, options).unwrap()
-    }
-
-    /// The outcome of every `tool.invoked` audit record, in order.
-    fn invoked(&self) -> Vec<String> {
-        self.fixtures
-            .audit
-            .of_kind(AuditType::ToolInvoked)
-            .iter()
-            .map(|event| serde_json::to_value(event).unwrap()["outcome"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
+/// The world's turn request under a turn limit of `timeout_ms`.
+fn request(world: &World, timeout_ms: u64) -> ExecutionRequest {
+    world.request(Some(ExecutionOptions { max_steps: None, max_tool_calls: None, timeout_ms: Some(timeout_ms) }))
 }
 
 /// A vendor protocol that keeps every frame the driver read, so a test
@@ -212,7 +137,7 @@ impl LiveTurn {
     }
 
     fn events(&self, kind: &str) -> Vec<Value> {
-        self.result.events.iter().filter(|event| event.kind == kind).map(|event| event.data.clone()).collect()
+        events_of(&self.result, kind)
     }
 }
 
@@ -223,8 +148,8 @@ async fn live_turn(world: &World, vendor: Vendor, args: &[&str], timeout_ms: u64
     let options = EvalHarnessDriverOptions::new(vendor.manifest(), protocol.clone(), Rc::new(transport.clone()));
     let driver = EvalHarnessDriver::new(options).unwrap();
     let seated = StandardLoop::new(driver, StandardLoopOptions::default()).unwrap();
-    let executor = world.executor(Rc::new(seated));
-    let result = guarded(executor.execute(world.request(timeout_ms), ExecuteOptions::default())).await.unwrap();
+    let executor = world.executor(Rc::new(seated), 0);
+    let result = guarded(executor.execute(request(world, timeout_ms), ExecuteOptions::default())).await.unwrap();
     LiveTurn { result, transport, protocol }
 }
 

@@ -10,6 +10,7 @@ use sharedos_drivers::transport::{HarnessChannel, HarnessTransport, TransportErr
 use sharedos_drivers::wire::tool_result_body;
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use sharedos_port::signal::AbortSignal;
+use sharedos_testkit::json::object;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -38,18 +39,18 @@ impl HarnessProtocol for StepsProtocol {
     }
 
     fn encode_tool_result(&self, result: &ToolResult) -> HarnessFrame {
-        json!({"result": tool_result_body(result), "callId": result.call_id}).as_object().cloned().unwrap()
+        object(json!({"result": tool_result_body(result), "callId": result.call_id}))
     }
 }
 
 /// One frame holding `steps`.
 pub fn frame(steps: Vec<HarnessStep>) -> HarnessFrame {
-    json!({"steps": steps}).as_object().cloned().unwrap()
+    object(json!({"steps": steps}))
 }
 
 /// A frame that means nothing.
 pub fn noise() -> HarnessFrame {
-    json!({"noise": true}).as_object().cloned().unwrap()
+    object(json!({"noise": true}))
 }
 
 /// A `tool_call` step.

@@ -1,6 +1,6 @@
-//! Shared test fixtures: a reference-kernel world with two slow tools, turn
-//! requests and executors over it, a scripted driver for loop tests, and a
-//! trivial protocol and batch transport for eval-driver tests.
+//! Shared test fixtures: the testkit's reference-kernel world with two slow
+//! tools, a scripted driver for loop tests, and a trivial protocol and batch
+//! transport for eval-driver tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod harness;
@@ -8,23 +8,21 @@ pub mod script;
 
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_envelope::executor::Executor;
-use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
+use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::RuntimePlugin;
-use sharedos_kernel::escalation::escalation_tool;
-use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::Requirement;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionResult, ExecutionStatus};
-use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use sharedos_port::signal::AbortSignal;
-use sharedos_world::constants::{agent, context, segments, DRAFT_FILE, NOW, POLICY_FILE, PURPOSE, TRACE_ID};
+use sharedos_testkit::json::object;
+use sharedos_world::constants::{segments, DRAFT_FILE};
 use sharedos_world::file_store::FileAction;
 use sharedos_world::file_tools::{definition, FileTool};
 use sharedos_world::fixtures::WorldFixtures;
 use sharedos_world::options::{EscalationMode, WorldOptions};
+use std::ops::Deref;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,8 +33,6 @@ pub const SLOW_READ: &str = "files.slow_read";
 pub const SLOW_APPEND: &str = "files.slow_append";
 /// How long the slow tools take.
 pub const SLOW_MS: u64 = 3000;
-/// The execution id every test turn uses.
-pub const EXECUTION_ID: &str = "drivers-test.turn";
 
 /// A shipped file tool that takes its time, under another name.
 struct SlowTool {
@@ -79,14 +75,16 @@ fn slow(name: &str, action: FileAction, fixtures: &WorldFixtures) -> Rc<dyn Tool
     Rc::new(SlowTool { inner: FileTool::new(action, Rc::clone(&fixtures.files)), definition: Arc::new(definition) })
 }
 
-/// A conformance world: the reference kernel over armed fixtures.
-pub struct World {
-    /// The kernel.
-    pub kernel: Rc<Kernel>,
-    /// The stores, audit log and clock.
-    pub fixtures: WorldFixtures,
-    /// Every tool a request lists.
-    pub requested_tools: Vec<ToolDefinition>,
+/// The conformance world of `sharedos_testkit`, with the two slow tools
+/// registered beside the world's own.
+pub struct World(sharedos_testkit::world::World);
+
+impl Deref for World {
+    type Target = sharedos_testkit::world::World;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 impl World {
@@ -104,61 +102,15 @@ impl World {
 
     /// The world `options` describe.
     pub fn build(options: &WorldOptions) -> World {
-        let fixtures = WorldFixtures::build(options);
-        let mut registered = fixtures.static_tools();
-        registered.push(escalation_tool());
-        registered.push(slow(SLOW_READ, FileAction::Read, &fixtures));
-        registered.push(slow(SLOW_APPEND, FileAction::Append, &fixtures));
-        let mut builder = Kernel::builder(fixtures.grant_source.clone(), fixtures.audit.clone())
-            .usage_store(Rc::clone(&fixtures.usage))
-            .delegation_resolver(fixtures.chain.clone())
-            .message_transport(fixtures.transport.clone())
-            .message_router(fixtures.router.clone());
-        for handler in &registered {
-            builder = builder.tool(Rc::clone(handler));
-        }
-        let kernel = builder.build().unwrap();
-        let requested_tools = registered.iter().map(|h| ToolDefinition::clone(h.definition())).collect();
-        World { kernel: Rc::new(kernel), fixtures, requested_tools }
+        World(sharedos_testkit::world::World::build(options, |fixtures| {
+            vec![slow(SLOW_READ, FileAction::Read, fixtures), slow(SLOW_APPEND, FileAction::Append, fixtures)]
+        }))
     }
 
     /// A turn request with the given step and tool-call budgets.
     pub fn request(&self, max_steps: Option<u32>, max_tool_calls: Option<u32>) -> ExecutionRequest {
         let limits = ExecutionOptions { max_steps, max_tool_calls, timeout_ms: None };
-        ExecutionRequest {
-            version: PROTOCOL_VERSION.to_string(),
-            execution_id: EXECUTION_ID.to_string(),
-            agent: agent(),
-            context: context(&self.fixtures.clock.now(), TRACE_ID),
-            message: MessageEnvelope {
-                version: PROTOCOL_VERSION.to_string(),
-                id: format!("{EXECUTION_ID}-message"),
-                sender: agent(),
-                receiver: agent(),
-                purpose: PURPOSE.to_string(),
-                payload: json!({"text": "Read the policy file."}),
-                trace_id: TRACE_ID.to_string(),
-                created_at: NOW.to_string(),
-                reply_to: None,
-                provenance: None,
-            },
-            tools: self.requested_tools.clone().into(),
-            state: None,
-            options: (limits != ExecutionOptions::default()).then_some(limits),
-            metadata: None,
-        }
-    }
-
-    /// An executor seating `runtime` over this world, with a drain grace.
-    pub fn executor(&self, runtime: Rc<dyn RuntimePlugin>, grace_ms: u64) -> Executor {
-        let clock = self.fixtures.clock.clone();
-        let options = ExecutorOptions {
-            clock: Rc::new(move || clock.now()),
-            create_id: Rc::new(SequentialIds::new(&format!("{EXECUTION_ID}.event"))),
-            drain_grace_ms: grace_ms,
-            ..ExecutorOptions::default()
-        };
-        Executor::new(self.kernel.clone(), runtime, options).unwrap()
+        self.0.request((limits != ExecutionOptions::default()).then_some(limits))
     }
 
     /// Runs one turn of `runtime` with default limits.
@@ -177,40 +129,15 @@ impl World {
         executor.execute(request, ExecuteOptions::default()).await.unwrap()
     }
 
-    /// `tool.invoked` audit records, as `(tool, outcome)`.
-    pub fn invoked(&self) -> Vec<String> {
-        self.fixtures
-            .audit
-            .of_kind(sharedos_model::audit::AuditType::ToolInvoked)
-            .iter()
-            .map(|event| serde_json::to_value(event).unwrap()["outcome"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
-
     /// How many `escalation.requested` records the audit log holds.
     pub fn escalations_recorded(&self) -> usize {
         self.fixtures.audit.of_kind(sharedos_model::audit::AuditType::EscalationRequested).len()
     }
 }
 
-/// Arguments reading the policy file.
-pub fn read_policy() -> Map<String, Value> {
-    json!({"path": segments(&POLICY_FILE)}).as_object().cloned().unwrap()
-}
-
 /// Arguments appending to the draft.
 pub fn append_draft() -> Map<String, Value> {
-    json!({"path": segments(&DRAFT_FILE), "content": " more"}).as_object().cloned().unwrap()
-}
-
-/// The event types of a result, in order.
-pub fn kinds(result: &ExecutionResult) -> Vec<String> {
-    result.events.iter().map(|e| e.kind.clone()).collect()
-}
-
-/// The data of every event of `kind`.
-pub fn events_of(result: &ExecutionResult, kind: &str) -> Vec<Value> {
-    result.events.iter().filter(|e| e.kind == kind).map(|e| e.data.clone()).collect()
+    object(json!({"path": segments(&DRAFT_FILE), "content": " more"}))
 }
 
 /// `(status, code, retryable)` of a result.

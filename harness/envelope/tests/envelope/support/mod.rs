@@ -23,13 +23,14 @@ use sharedos_port::audit::{AuditEffect, AuditUnavailable};
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use sharedos_port::turn_kernel::{RefusedCall, TurnEnd, TurnKernel, TurnScope};
+use sharedos_testkit::call::TRACE;
+use sharedos_testkit::result::result;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub const TRACE: &str = "trace-1";
 pub const PURPOSE: &str = "answer the owner";
 
 pub fn agent() -> Address {
@@ -133,16 +134,6 @@ pub fn request(tools: Vec<ToolDefinition>) -> ExecutionRequest {
         state: None,
         options: None,
         metadata: None,
-    }
-}
-
-pub fn call(id: &str, tool: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        tool: tool.into(),
-        arguments: Map::new(),
-        trace_id: TRACE.into(),
-        requested_at: "2026-01-01T00:00:00.000Z".into(),
     }
 }
 
@@ -324,7 +315,11 @@ impl FakeKernel {
         }
         if let Answer::Deny(code) = handler.answer {
             self.write("tool.invoked", "denied", Some(code), "kernel", Some(&call.tool), None);
-            return Ok(result(call, ToolOutcome::Denied { error: ProtocolError::new(code, "refused") }));
+            return Ok(result(
+                &call.id,
+                &call.tool,
+                ToolOutcome::Denied { error: ProtocolError::new(code, "refused") },
+            ));
         }
         if signal.is_aborted() {
             return Err(KernelError::Aborted(signal.reason().unwrap()));
@@ -354,7 +349,7 @@ impl FakeKernel {
             Answer::Fail(code) => ToolOutcome::Failed { error: ProtocolError::new(code, "broke") },
             _ => ToolOutcome::Succeeded { output: json!({"ok": true}) },
         };
-        let mut answer = result(call, outcome);
+        let mut answer = result(&call.id, &call.tool, outcome);
         if let Answer::Malformed = handler.answer {
             answer.completed_at = "not a timestamp".into();
         }
@@ -362,16 +357,6 @@ impl FakeKernel {
         let code = answer.error().map(|e| e.code.clone());
         self.write("tool.invoked", &status, code.as_deref(), "kernel", Some(&call.tool), None);
         Ok(answer)
-    }
-}
-
-fn result(call: &ToolCall, outcome: ToolOutcome) -> ToolResult {
-    ToolResult {
-        call_id: call.id.clone(),
-        tool: call.tool.clone(),
-        completed_at: "2026-01-01T00:00:00.000Z".into(),
-        metadata: None,
-        outcome,
     }
 }
 
@@ -551,10 +536,6 @@ pub fn executor(kernel: &Rc<FakeKernel>, plugin: &Rc<ScriptedPlugin>, options: E
 
 pub async fn run(executor: &Executor, request: ExecutionRequest) -> ExecutionResult {
     executor.execute(request, ExecuteOptions::default()).await.unwrap()
-}
-
-pub fn kinds(result: &ExecutionResult) -> Vec<String> {
-    result.events.iter().map(|e| e.kind.clone()).collect()
 }
 
 pub fn retryable(result: &ExecutionResult) -> Option<bool> {

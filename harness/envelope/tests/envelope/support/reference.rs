@@ -14,6 +14,8 @@ use sharedos_model::audit::{AuditEvent, AuditType};
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
 use sharedos_model::tool::{ToolCall, ToolDefinition};
+use sharedos_testkit::call::call;
+use sharedos_testkit::world;
 use sharedos_world::audit_log::RecordingAudit;
 use sharedos_world::constants::{agent, context, turn_trace_id, NOW, PURPOSE};
 use sharedos_world::fixtures::WorldFixtures;
@@ -132,13 +134,7 @@ impl Reference {
     }
 }
 
-/// A `files.read` of the seeded policy file.
+/// A `files.read` of the seeded policy file on `trace_id`.
 pub fn read_policy(id: &str, trace_id: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        tool: "files.read".into(),
-        arguments: serde_json::json!({"path": ["Workspace", "policy.md"]}).as_object().cloned().unwrap(),
-        trace_id: trace_id.into(),
-        requested_at: NOW.into(),
-    }
+    ToolCall { trace_id: trace_id.into(), ..call(id, "files.read", Value::Object(world::read_policy())) }
 }

@@ -9,40 +9,31 @@ use sharedos_kernel::ports::{
     ToolHandler,
 };
 use sharedos_model::access::AccessContext;
-use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditEvent, AuditType};
 use sharedos_model::capability::{Capability, Constraints, Grant, Requirement, ResourceRef, Scope};
 use sharedos_model::message::MessageEnvelope;
-use sharedos_model::tool::{ReadWrite, ToolCall, ToolDefinition, ToolOutcome, ToolResult};
+use sharedos_model::tool::{ReadWrite, ToolDefinition, ToolOutcome, ToolResult};
 use sharedos_port::audit::{AuditEffect, AuditUnavailable};
 use sharedos_port::signal::AbortSignal;
+use sharedos_testkit::call::TRACE;
+use sharedos_testkit::json::object;
+use sharedos_world::constants::{agent, orchestrator, owner, ISSUED_AT, NOW};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-pub const NOW: &str = "2026-08-18T09:00:00.000Z";
 pub const LATER: &str = "2026-08-18T09:00:01.000Z";
 pub const SECRET: &str = "SECRET-TEXT-42";
-
-pub fn owner() -> Address {
-    Address::human("user-alice")
-}
-pub fn actor() -> Address {
-    Address::agent("agent-mallory")
-}
-pub fn issuer() -> Address {
-    Address::agent("agent-orchestrator")
-}
 
 pub fn ctx() -> AccessContext {
     AccessContext {
         namespace_id: "world-test".into(),
-        actor: actor(),
-        authority: issuer(),
+        actor: agent(),
+        authority: orchestrator(),
         owner: owner(),
         purpose: "probe".into(),
-        trace_id: "trace-1".into(),
+        trace_id: TRACE.into(),
         enabled_tool_namespaces: vec!["files".into(), "messages".into(), "sharedos".into()],
         now: NOW.into(),
         turn_id: None,
@@ -53,15 +44,15 @@ pub fn grant(id: &str, namespace: &str, path: &[&str], actions: &[&str]) -> Gran
     Grant {
         id: id.into(),
         namespace_id: "world-test".into(),
-        subject: actor(),
-        issuer: issuer(),
+        subject: agent(),
+        issuer: orchestrator(),
         capabilities: vec![Capability {
             resource: ResourceRef::owned(namespace, path, &owner()),
             actions: actions.iter().map(|a| (*a).to_string()).collect(),
             scope: Scope::Descendants,
         }],
         constraints: Constraints::default(),
-        issued_at: "2026-08-18T08:00:00.000Z".into(),
+        issued_at: ISSUED_AT.into(),
         revoked_at: None,
         parent_grant_id: None,
         metadata: None,
@@ -70,20 +61,6 @@ pub fn grant(id: &str, namespace: &str, path: &[&str], actions: &[&str]) -> Gran
 
 pub fn read_grant() -> Grant {
     grant("grant-read", "files", &["Workspace"], &["read"])
-}
-
-pub fn call(id: &str, tool: &str, arguments: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        tool: tool.into(),
-        arguments: obj(arguments),
-        trace_id: "trace-1".into(),
-        requested_at: NOW.into(),
-    }
-}
-
-pub fn obj(value: Value) -> Map<String, Value> {
-    value.as_object().cloned().unwrap_or_default()
 }
 
 // ---------------------------------------------------------------- grant source
@@ -187,7 +164,7 @@ pub fn definition(name: &str, namespace: &str, resource_ns: &str, action: &str) 
         namespace: namespace.into(),
         source: "native".into(),
         read_write: ReadWrite::Read,
-        input_schema: obj(json!({"type": "object"})).into(),
+        input_schema: object(json!({"type": "object"})).into(),
         output_schema: None,
         required_capability: Requirement {
             resource: ResourceRef { namespace: resource_ns.into(), path: vec![], owner: None },
@@ -232,7 +209,7 @@ impl ToolHandler for TestTool {
         self.parsed.set(self.parsed.get() + 1);
         let path = arguments.get("path").and_then(Value::as_str).ok_or(format!("no path {SECRET}"))?;
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        Ok(obj(json!({"path": segments})))
+        Ok(object(json!({"path": segments})))
     }
 
     fn resolve_requirement(&self, _context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
