@@ -1,7 +1,6 @@
 //! Errors: construction, request schema, host-call rejections and the
 //! contained throws handed to `on_turn_error`.
 
-use crate::runtime::RuntimeFailure;
 use sharedos_model::validate::ValidationError;
 use sharedos_port::audit::AuditUnavailable;
 use sharedos_port::error::KernelError;
@@ -75,4 +74,34 @@ pub enum TurnError {
     /// The turn met a pre-effect audit outage; the sink's error is its cause.
     #[error(transparent)]
     AuditUnavailable(AuditUnavailable),
+}
+
+/// What a runtime threw. The envelope never reads its content to decide an
+/// ending; it is only handed to `on_turn_error`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RuntimeFailure {
+    /// Any error of the runtime's own.
+    #[error("run the turn: {0}")]
+    Message(String),
+    /// An audit outage the runtime raised itself; credited `runtime_failed`
+    /// because only outages the envelope saw from the kernel count.
+    #[error(transparent)]
+    AuditUnavailable(AuditUnavailable),
+    /// A host call's rejection, passed on.
+    #[error(transparent)]
+    Host(HostError),
+}
+
+impl RuntimeFailure {
+    /// A failure with a message.
+    #[must_use]
+    pub fn message(text: impl Into<String>) -> RuntimeFailure {
+        RuntimeFailure::Message(text.into())
+    }
+}
+
+impl From<HostError> for RuntimeFailure {
+    fn from(error: HostError) -> RuntimeFailure {
+        RuntimeFailure::Host(error)
+    }
 }

@@ -2,7 +2,7 @@
 //! signal, run on the turn's task set so a lost race cannot cancel it, and
 //! what such a call (or the runtime) throws into the turn.
 
-use crate::runtime::RuntimeFailure;
+use crate::error::RuntimeFailure;
 use crate::turn::Turn;
 use sharedos_port::audit::AuditUnavailable;
 use sharedos_port::error::KernelError;

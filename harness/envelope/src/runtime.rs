@@ -4,7 +4,8 @@
 //! ```
 //! use futures::future::LocalBoxFuture;
 //! use sharedos_envelope::host::RuntimeHost;
-//! use sharedos_envelope::runtime::{complete, RuntimeFailure, RuntimePlugin};
+//! use sharedos_envelope::error::RuntimeFailure;
+//! use sharedos_envelope::runtime::{complete, RuntimePlugin};
 //! use sharedos_port::signal::AbortSignal;
 //! use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 //! use std::rc::Rc;
@@ -22,12 +23,11 @@
 //! }
 //! ```
 
-use crate::error::HostError;
+use crate::error::RuntimeFailure;
 use futures::future::LocalBoxFuture;
 use serde_json::{Map, Value};
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnOutcome, RuntimeTurnRequest};
 use sharedos_model::tool::ProtocolError;
-use sharedos_port::audit::AuditUnavailable;
 use sharedos_port::signal::AbortSignal;
 use std::rc::Rc;
 
@@ -53,36 +53,6 @@ pub trait RuntimePlugin {
         host: RuntimeHost,
         signal: AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>>;
-}
-
-/// What a runtime threw. The envelope never reads its content to decide an
-/// ending; it is only handed to `on_turn_error`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RuntimeFailure {
-    /// Any error of the runtime's own.
-    #[error("run the turn: {0}")]
-    Message(String),
-    /// An audit outage the runtime raised itself; credited `runtime_failed`
-    /// because only outages the envelope saw from the kernel count.
-    #[error(transparent)]
-    AuditUnavailable(AuditUnavailable),
-    /// A host call's rejection, passed on.
-    #[error(transparent)]
-    Host(HostError),
-}
-
-impl RuntimeFailure {
-    /// A failure with a message.
-    #[must_use]
-    pub fn message(text: impl Into<String>) -> RuntimeFailure {
-        RuntimeFailure::Message(text.into())
-    }
-}
-
-impl From<HostError> for RuntimeFailure {
-    fn from(error: HostError) -> RuntimeFailure {
-        RuntimeFailure::Host(error)
-    }
 }
 
 /// The JSON of a well-formed outcome.

@@ -282,3 +282,54 @@ impl Decision {
         Decision { allowed: false, reason_code: code, matched_grant_id: None, metadata: None, required_authority: None }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::address::Address;
+    use crate::validate::Validate;
+
+    fn grant() -> Grant {
+        Grant {
+            id: "grant-1".into(),
+            namespace_id: "world-1".into(),
+            subject: Address::agent("agent-a"),
+            issuer: Address::human("user-b"),
+            capabilities: vec![Capability {
+                resource: ResourceRef { namespace: "files".into(), path: vec!["a".into(), "b".into()], owner: None },
+                actions: vec!["read".into()],
+                scope: Scope::Exact,
+            }],
+            constraints: Constraints::default(),
+            issued_at: "2026-01-01T00:00:00.000Z".into(),
+            revoked_at: None,
+            parent_grant_id: None,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn pointers_written_lazily_are_the_full_paths() {
+        assert_eq!(grant().validate_at("/grants/2"), Ok(()));
+        let mut bad = grant();
+        bad.capabilities[0].resource.path[1] = "..".into();
+        assert_eq!(bad.validate_at("/grants/2").unwrap_err().pointer, "/grants/2/capabilities/0/resource/path/1");
+        let mut bad = grant();
+        bad.issued_at = "yesterday".into();
+        assert_eq!(bad.validate_at("").unwrap_err().pointer, "/issuedAt");
+        let mut bad = grant();
+        bad.constraints.expires_at = Some("never".into());
+        assert_eq!(bad.validate_at("/a~1b").unwrap_err().pointer, "/a~1b/constraints/expiresAt");
+        let mut bad = grant();
+        bad.capabilities[0].actions.push(" write".into());
+        let error = bad.validate_at("/grants/2").unwrap_err();
+        assert_eq!(
+            (error.pointer.as_str(), error.expected.as_str()),
+            ("/grants/2/capabilities/0/actions/1", "an action that is not padded")
+        );
+        let mut bad = grant();
+        bad.constraints.purposes = Some(vec!["audit".into(), " ".into()]);
+        assert_eq!(bad.validate_at("").unwrap_err().pointer, "/constraints/purposes/1");
+    }
+}

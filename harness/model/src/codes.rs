@@ -2,7 +2,7 @@
 //!
 //! Runtimes and transports may state codes of their own (`harness_failed`,
 //! `route_lease_revoked`); those travel as plain strings in
-//! [`crate::tool::ProtocolError::code`]. Everything SharedOS itself decides is
+//! a protocol error's `code`. Everything SharedOS itself decides is
 //! one of these.
 
 use serde::{Deserialize, Serialize};

@@ -17,8 +17,9 @@ use crate::grade::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_METADA
 use crate::input::script::{AttackScript, StallUntil, Terminal, TerminalKind};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::RuntimeHost;
-use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure, RuntimePlugin};
+use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimePlugin};
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;

@@ -4,8 +4,9 @@ use crate::support;
 
 use serde_json::{json, Map, Value};
 use sharedos_envelope::error::HostError;
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::RuntimeHost;
-use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure};
+use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata};
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus, RuntimeManifest};
 use sharedos_model::tool::ProtocolError;
 use sharedos_port::audit::AuditEffect;

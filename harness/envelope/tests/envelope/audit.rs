@@ -3,9 +3,10 @@
 use crate::support;
 
 use serde_json::{json, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::ExecuteOptions;
-use sharedos_envelope::runtime::{complete, escalate, fail, RuntimeFailure};
+use sharedos_envelope::runtime::{complete, escalate, fail};
 use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::codes::ReasonCode;

@@ -4,10 +4,11 @@ use crate::support;
 
 use serde_json::{json, Value};
 use sharedos_envelope::deadline::TurnDeadlines;
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::error::TurnError;
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions};
-use sharedos_envelope::runtime::{complete, RuntimeFailure};
+use sharedos_envelope::runtime::complete;
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionOptions, ExecutionStatus};
 use sharedos_port::signal::{AbortReason, AbortSignal};

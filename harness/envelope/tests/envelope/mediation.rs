@@ -4,8 +4,9 @@ use crate::support;
 
 use serde_json::{json, Value};
 use sharedos_envelope::error::HostError;
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
-use sharedos_envelope::runtime::{complete, RuntimeFailure};
+use sharedos_envelope::runtime::complete;
 use sharedos_model::execution::{ExecutionOptions, ExecutionResult, ExecutionStatus, RuntimeEvent};
 use sharedos_model::tool::ToolDefinition;
 use sharedos_testkit::call::call;

@@ -3,10 +3,11 @@
 use crate::support;
 
 use serde_json::{json, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::error::TurnError;
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::{ExecutorOptions, TurnErrorContext};
-use sharedos_envelope::runtime::{complete, RuntimeFailure};
+use sharedos_envelope::runtime::complete;
 use sharedos_kernel::ports::AuditWriteError;
 use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::execution::ExecutionStatus;

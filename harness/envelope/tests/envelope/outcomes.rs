@@ -3,10 +3,11 @@
 use crate::support;
 
 use serde_json::{json, Map, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::error::TurnError;
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions};
-use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimeFailure};
+use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata};
 use sharedos_model::audit::{AuditType, Source};
 use sharedos_model::execution::{ExecutionEvent, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;

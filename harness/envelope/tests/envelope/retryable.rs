@@ -3,9 +3,10 @@
 use crate::support;
 
 use serde_json::{json, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::ToolInvocationOptions;
 use sharedos_envelope::options::ExecuteOptions;
-use sharedos_envelope::runtime::{complete, fail, RuntimeFailure};
+use sharedos_envelope::runtime::{complete, fail};
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus};
 use sharedos_model::tool::ProtocolError;
 use sharedos_port::audit::AuditEffect;

@@ -5,10 +5,11 @@ pub mod reference;
 
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
+use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::host::RuntimeHost;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, VirtualClock, DEFAULT_EPOCH};
-use sharedos_envelope::runtime::{RuntimeFailure, RuntimePlugin};
+use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Decision, Requirement, ResourceRef};
