@@ -10,6 +10,7 @@
 use criterion::{criterion_group, Criterion};
 use sharedos_conformance::identity::cell_identity::{Identity, WorldIdentity};
 use sharedos_conformance::identity::sets::record_hash;
+use sharedos_conformance::identity::world::policy_hash;
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
@@ -93,7 +94,7 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
             case,
             &script,
             &condition.id,
-            WorldIdentity::of(&world, &condition.world).expect("world hashes"),
+            WorldIdentity::of(&world, &condition.world, policy_hash).expect("world hashes"),
         )
         .expect("identity hashes");
         let memos = Rc::default();
@@ -151,7 +152,7 @@ fn cell_parts(c: &mut Criterion, suite: &Suite) {
                     case,
                     script,
                     &condition.id,
-                    WorldIdentity::of(&world, &condition.world).expect("world hashes"),
+                    WorldIdentity::of(&world, &condition.world, policy_hash).expect("world hashes"),
                 )
                 .expect("identity hashes"),
             )

@@ -2,13 +2,14 @@
 //! the rules that grade it (evaluator), and the world it materialises.
 
 use super::tags;
-use super::world::{policy_hash, world_hash};
+use super::world::world_hash;
 use crate::grade::judge::RULES_VERSION;
 use crate::input::case::Case;
 use crate::input::script::AttackScript;
 use crate::run::world::World;
 use serde::Serialize;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
+use sharedos_model::tool::ToolDefinition;
 use sharedos_world::options::WorldOptions;
 
 /// The identity hashes every record of a cell carries.
@@ -34,11 +35,17 @@ pub struct WorldIdentity {
 }
 
 impl WorldIdentity {
-    /// The hashes of `world`, built for `options`.
+    /// The hashes of `world`, built for `options`; `policy_hash` hashes the
+    /// policy of its enabled namespaces with its tools (a caller may
+    /// remember it: many worlds share one policy).
     ///
     /// # Errors
     /// When a hash cannot be computed.
-    pub fn of(world: &World, options: &WorldOptions) -> Result<WorldIdentity, CanonicalError> {
+    pub fn of(
+        world: &World,
+        options: &WorldOptions,
+        policy_hash: impl FnOnce(&[String], &[ToolDefinition]) -> Result<String, CanonicalError>,
+    ) -> Result<WorldIdentity, CanonicalError> {
         let enabled = world.enabled_tool_namespaces();
         let policy = policy_hash(&enabled, &world.requested_tools)?;
         Ok(WorldIdentity { hash: world_hash(world, options)?, policy: (enabled, policy) })

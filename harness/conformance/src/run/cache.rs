@@ -3,15 +3,17 @@
 //!
 //! It holds what measurably pays for itself (`reports/bench.md`): the
 //! hashes of each distinct world (111 conditions arm 67 worlds, and a
-//! world's description is tens of kilobytes), and each catalogue as a
-//! vendor protocol renders it for a driven turn's request frame (every
-//! driven turn of a world offers the same one). Every answer is the one
+//! world's description is tens of kilobytes), the policy hash of each
+//! distinct tool policy (most worlds request the same tools), and each
+//! catalogue as a vendor protocol renders it for a driven turn's request
+//! frame (every driven turn of a world offers the same one). Every answer is the one
 //! its value gives, so no result depends on which cells ran before or on
 //! which worker.
 
 pub mod memo;
 
 use crate::identity::cell_identity::WorldIdentity;
+use crate::identity::world::policy_hash;
 use memo::Memo;
 use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
@@ -26,6 +28,8 @@ use std::sync::Arc;
 pub struct RunCache {
     /// The hashes of the world a condition's options arm.
     worlds: Memo<WorldOptions, WorldIdentity>,
+    /// Policy hashes, by enabled namespaces and requested tools.
+    policies: Memo<(Vec<String>, Vec<ToolDefinition>), String>,
     /// Catalogues as each vendor protocol renders them.
     renderings: Memo<(&'static str, Vec<Arc<ToolDefinition>>), Arc<Value>>,
 }
@@ -43,6 +47,18 @@ impl RunCache {
         compute: impl FnOnce() -> Result<WorldIdentity, CanonicalError>,
     ) -> Result<WorldIdentity, CanonicalError> {
         self.worlds.get_or_compute(|known| known == options, || options.clone(), compute)
+    }
+
+    /// The policy hash of `enabled` namespaces with `tools`.
+    ///
+    /// # Errors
+    /// When the policy has no canonical form (it always has).
+    pub fn policy_hash(&self, enabled: &[String], tools: &[ToolDefinition]) -> Result<String, CanonicalError> {
+        self.policies.get_or_compute(
+            |(known_enabled, known_tools)| known_enabled == enabled && known_tools.as_slice() == tools,
+            || (enabled.to_vec(), tools.to_vec()),
+            || policy_hash(enabled, tools),
+        )
     }
 
     /// `tools` in `protocol`'s tool shape. A protocol renders a catalogue
@@ -64,6 +80,7 @@ impl RunCache {
 mod tests {
     use super::RunCache;
     use crate::identity::cell_identity::WorldIdentity;
+    use crate::identity::world::policy_hash;
     use crate::run::world::World;
     use sharedos_drivers::vendor::Vendor;
     use sharedos_model::tool::ToolDefinition;
@@ -92,12 +109,26 @@ mod tests {
         let cache = RunCache::default();
         let plain = WorldOptions::default();
         let bounded = WorldOptions { bounded: true, ..WorldOptions::default() };
-        let of = |options: &WorldOptions| WorldIdentity::of(&World::build(options).unwrap(), options);
+        let of = |options: &WorldOptions| WorldIdentity::of(&World::build(options).unwrap(), options, policy_hash);
         let first = cache.world_identity(&plain, || of(&plain)).unwrap();
         assert_eq!(first, of(&plain).unwrap());
         let again = cache.world_identity(&plain, || panic!("computed twice")).unwrap();
         assert_eq!(again, first);
         let other = cache.world_identity(&bounded, || of(&bounded)).unwrap();
         assert_ne!(other.hash, first.hash, "keyed by options");
+    }
+
+    #[test]
+    fn a_policy_is_hashed_as_the_policy_hash_hashes_it_and_keyed_by_namespaces() {
+        let cache = RunCache::default();
+        let world = World::build(&WorldOptions::default()).unwrap();
+        let enabled = world.enabled_tool_namespaces();
+        let direct = policy_hash(&enabled, &world.requested_tools).unwrap();
+        assert_eq!(cache.policy_hash(&enabled, &world.requested_tools).unwrap(), direct);
+        assert_eq!(cache.policy_hash(&enabled, &world.requested_tools).unwrap(), direct, "remembered");
+        let fewer = &enabled[1..];
+        let other = cache.policy_hash(fewer, &world.requested_tools).unwrap();
+        assert_eq!(other, policy_hash(fewer, &world.requested_tools).unwrap(), "keyed by namespaces");
+        assert_ne!(other, direct);
     }
 }

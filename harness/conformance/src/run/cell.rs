@@ -63,7 +63,7 @@ pub enum CellError {
     /// A record could not be assembled.
     #[error("assemble the record of {execution_id}: {detail}")]
     Record {
-        /// The turn.
+        /// The turn's execution id.
         execution_id: String,
         /// Why.
         detail: String,
@@ -144,7 +144,9 @@ impl<'s> Row<'s> {
             return Ok(identity.clone());
         }
         let options = &self.condition.world;
-        let world_identity = self.cache.world_identity(options, || WorldIdentity::of(world, options))?;
+        let world_identity = self
+            .cache
+            .world_identity(options, || WorldIdentity::of(world, options, |e, t| self.cache.policy_hash(e, t)))?;
         let identity = Identity::new(self.case, &self.script, &self.condition.id, world_identity)?;
         Ok(self.identity.get_or_init(|| identity).clone())
     }
