@@ -5,9 +5,8 @@
 
 use crate::audit::with_requirement;
 use crate::decision::Ask;
-use crate::kernel::{Core, Kernel};
+use crate::kernel::Kernel;
 use crate::lease::check_abort;
-use crate::message_tool::MessageRequestTool;
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
 use serde_json::{Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, ResolvedAuthority};
@@ -130,15 +129,18 @@ impl Kernel {
         declared: Requirement,
     ) -> Result<ToolResult, KernelError> {
         // 7. The tool's own parser; its output is frozen as the parsed call.
-        let parsed = match handler.parse_arguments(&c.call.arguments) {
+        let mut parsed = match handler.parse_arguments(&c.call.arguments) {
             Ok(arguments) => ParsedCall::new(c.call, arguments),
             Err(_) => return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::InvalidToolArguments).await),
         };
-        let _prepared = PreparedCleanup { core: &self.core, key: MessageRequestTool::key(&parsed) };
-        // 8. The exact requirement, from the parsed call.
+        // 8. The exact requirement, from the parsed call; what the tool
+        // prepared on the way travels on the call to its invoke step.
         let requirement = match handler.resolve_requirement(c.context, &parsed) {
             None => declared.clone(),
-            Some(Ok(requirement)) => requirement,
+            Some(Ok(resolution)) => {
+                parsed.prepared = resolution.prepared;
+                resolution.requirement
+            }
             Some(Err(_)) => {
                 return Ok(self.refuse(&c, ToolStatus::Failed, ReasonCode::ToolRequirementResolutionFailed).await);
             }
@@ -264,19 +266,6 @@ impl Kernel {
         }
         event.metadata = catalog_metadata(c.record.catalog_hash.as_deref());
         self.core.write_post_owned(event).await;
-    }
-}
-
-/// Drops whatever `messages.request` prepared for a parsed call that never
-/// reached (or already left) its `invoke`, on every exit path.
-struct PreparedCleanup<'a> {
-    core: &'a Core,
-    key: usize,
-}
-
-impl Drop for PreparedCleanup<'_> {
-    fn drop(&mut self) {
-        self.core.message_prepared.borrow_mut().remove(&self.key);
     }
 }
 

@@ -14,7 +14,7 @@ use sharedos_authz::authorizer::Authorizer;
 use sharedos_authz::ports::{DelegationResolver, GrantVerifier, HostCeiling, UsageStore};
 use sharedos_port::error::KernelError;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// The ports and hooks every kernel operation shares. Tool handlers the
@@ -47,17 +47,6 @@ pub(crate) struct Core {
     /// Transport codes behind a `messages.request` refusal, by call id, handed
     /// from the kernel-owned tool to the call's audit record.
     pub(crate) message_causes: RefCell<BTreeMap<String, String>>,
-    /// Envelopes `messages.request` built in `resolve_requirement`, keyed by
-    /// the address of the frozen parsed call, waiting for `invoke`.
-    pub(crate) message_prepared: RefCell<HashMap<usize, PreparedRequest>>,
-}
-
-/// A request envelope prepared for one parsed call.
-pub(crate) struct PreparedRequest {
-    /// The call it was prepared for.
-    pub(crate) call_id: String,
-    /// The envelope built from the trusted context.
-    pub(crate) envelope: sharedos_model::message::MessageEnvelope,
 }
 
 impl Core {
@@ -278,7 +267,6 @@ impl KernelBuilder {
             on_provider_error: self.on_provider_error,
             audit_write_timeout_ms: self.audit_write_timeout_ms,
             message_causes: RefCell::new(BTreeMap::new()),
-            message_prepared: RefCell::new(HashMap::new()),
         });
         let message_tool: Option<Rc<dyn ToolHandler>> = match (&core.transport, &core.router) {
             (Some(_), Some(_)) => Some(Rc::new(MessageRequestTool::new(Rc::clone(&core)))),

@@ -3,9 +3,9 @@
 //! from the trusted context. The generic tool path consumes the recipient's
 //! send requirement once; delivery is never re-authorized.
 
-use crate::kernel::{Core, PreparedRequest};
+use crate::kernel::Core;
 use crate::messaging::{SendRecord, MESSAGING_NAMESPACE};
-use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
+use crate::ports::{HandlerError, ParsedCall, Prepared, ProviderError, ProviderErrorOrigin, Resolution, ToolHandler};
 use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -37,12 +37,6 @@ impl MessageRequestTool {
         MessageRequestTool { core, definition: Arc::clone(&DEFINITION) }
     }
 
-    /// The kernel hands one frozen parsed call to both hooks, so its address
-    /// identifies the call: two calls sharing an id never share an envelope.
-    pub(crate) fn key(call: &ParsedCall) -> usize {
-        std::ptr::from_ref(call) as usize
-    }
-
     fn build_envelope(&self, context: &AccessContext, call: &ParsedCall) -> Result<MessageEnvelope, String> {
         let recipient: Address = call
             .arguments
@@ -72,11 +66,9 @@ impl MessageRequestTool {
         call: &ParsedCall,
         signal: &AbortSignal,
     ) -> Result<ToolResult, HandlerError> {
-        let prepared = self.core.message_prepared.borrow_mut().remove(&Self::key(call));
-        let Some(prepared) = prepared.filter(|p| p.call_id == call.id) else {
+        let Some(request) = call.prepared.as_ref().and_then(Prepared::get::<MessageEnvelope>) else {
             return Ok(failure(call, context, ReasonCode::MessageRequestNotPrepared, "the request was not prepared"));
         };
-        let request = prepared.envelope;
         let record = SendRecord { requirement: None, grant_id: None, operation_id: Some(call.id.clone()) };
         let delivery = self.core.deliver_authorized(context, &request, signal, record).await.map_err(abort_error)?;
         if !delivery.is_accepted() {
@@ -188,7 +180,7 @@ impl ToolHandler for MessageRequestTool {
         parse_request_arguments(arguments)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         let envelope = match self.build_envelope(context, call) {
             Ok(envelope) => envelope,
             Err(detail) => return Some(Err(detail)),
@@ -203,11 +195,7 @@ impl ToolHandler for MessageRequestTool {
                 return Some(Err(detail));
             }
         };
-        self.core
-            .message_prepared
-            .borrow_mut()
-            .insert(Self::key(call), PreparedRequest { call_id: call.id.clone(), envelope });
-        Some(Ok(requirement))
+        Some(Ok(Resolution { requirement, prepared: Some(Prepared::new(envelope)) }))
     }
 
     fn invoke<'a>(

@@ -14,6 +14,7 @@ use sharedos_model::message::MessageEnvelope;
 use sharedos_model::tool::{ToolCall, ToolDefinition, ToolResult};
 use sharedos_port::audit::AuditUnavailable;
 use sharedos_port::signal::AbortSignal;
+use std::any::Any;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -86,6 +87,57 @@ pub struct ParsedCall {
     pub trace_id: String,
     /// When the runtime asked.
     pub requested_at: String,
+    /// What the tool's requirement step built for its invoke step (see
+    /// [`Resolution`]); set by the kernel between the two.
+    pub prepared: Option<Prepared>,
+}
+
+/// Whatever a tool's requirement step built that its invoke step needs
+/// (`messages.request` builds its request envelope there). It travels on
+/// the parsed call, so it lives exactly as long as the call it was built
+/// for and no other call can see it.
+#[derive(Clone)]
+pub struct Prepared(Rc<dyn Any>);
+
+impl Prepared {
+    /// Wraps what was prepared.
+    #[must_use]
+    pub fn new<T: Any>(value: T) -> Prepared {
+        Prepared(Rc::new(value))
+    }
+
+    /// What was prepared, when it is a `T`.
+    #[must_use]
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared(..)")
+    }
+}
+
+impl PartialEq for Prepared {
+    fn eq(&self, other: &Prepared) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// A tool's exact requirement for one call, and what it built on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    /// The requirement the call is authorized against.
+    pub requirement: Requirement,
+    /// Handed to the tool's `invoke` on the parsed call.
+    pub prepared: Option<Prepared>,
+}
+
+impl From<Requirement> for Resolution {
+    fn from(requirement: Requirement) -> Resolution {
+        Resolution { requirement, prepared: None }
+    }
 }
 
 impl ParsedCall {
@@ -98,6 +150,7 @@ impl ParsedCall {
             arguments,
             trace_id: call.trace_id.clone(),
             requested_at: call.requested_at.clone(),
+            prepared: None,
         }
     }
 }
@@ -131,7 +184,7 @@ pub trait ToolHandler {
     /// The exact requirement of this call. `None`: the tool does not resolve
     /// one and the call is authorized against the declared ceiling.
     /// `Some(Err)`: resolution threw (`tool_requirement_resolution_failed`).
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         let _ = (context, call);
         None
     }

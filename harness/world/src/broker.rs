@@ -10,7 +10,7 @@ use super::file_tools::owned_requirement;
 use super::results;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::ports::{ContextToolProvider, HandlerError, ParsedCall, ToolHandler};
+use sharedos_kernel::ports::{ContextToolProvider, HandlerError, ParsedCall, Resolution, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
@@ -98,10 +98,11 @@ impl ToolHandler for NotionSearch {
         Ok(out)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         let action = self.definition.required_capability.action.clone();
         Some(
-            args::path(&call.arguments, "path", 0).map(|path| owned_requirement(NOTION, path, &action, &context.owner)),
+            args::path(&call.arguments, "path", 0)
+                .map(|path| owned_requirement(NOTION, path, &action, &context.owner).into()),
         )
     }
 

@@ -8,7 +8,7 @@ use super::file_store::{FileAction, FileStore};
 use super::results;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
+use sharedos_kernel::ports::{HandlerError, ParsedCall, Resolution, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ReadWrite, SharedObject, ToolAnnotations, ToolDefinition, ToolResult};
@@ -287,8 +287,8 @@ impl ToolHandler for FileTool {
         parse_file_arguments(self.action, arguments)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
-        Some(parsed_path(call).map(|path| owned_requirement(FILES, path, self.action.as_str(), &context.owner)))
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
+        Some(parsed_path(call).map(|path| owned_requirement(FILES, path, self.action.as_str(), &context.owner).into()))
     }
 
     fn invoke<'a>(

@@ -10,7 +10,7 @@ use super::file_tools::{owned_requirement, parsed_path, run_on_store};
 use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
+use sharedos_kernel::ports::{HandlerError, ParsedCall, Resolution, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Requirement, ResourceRef};
@@ -214,8 +214,8 @@ impl ToolHandler for FixtureTool {
         self.fixture.parse(arguments)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
-        Some(self.fixture.requirement(context, call))
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
+        Some(self.fixture.requirement(context, call).map(Resolution::from))
     }
 
     fn invoke<'a>(

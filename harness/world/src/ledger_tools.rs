@@ -10,7 +10,7 @@ use super::ledger::{Ledger, LedgerError, Movement};
 use super::results;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
+use sharedos_kernel::ports::{HandlerError, ParsedCall, Resolution, ToolHandler};
 use sharedos_model::access::AccessContext;
 use sharedos_model::capability::{is_segment, Requirement, ResourceRef};
 use sharedos_model::instant::Instant;
@@ -274,9 +274,11 @@ impl ToolHandler for LedgerHandler {
         self.tool.parse(arguments)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         let account = text(call, self.tool.account_key());
-        Some(Ok(owned_requirement(LEDGER, vec![ACCOUNTS.to_string(), account], self.tool.action(), &context.owner)))
+        Some(Ok(
+            owned_requirement(LEDGER, vec![ACCOUNTS.to_string(), account], self.tool.action(), &context.owner).into()
+        ))
     }
 
     fn invoke<'a>(

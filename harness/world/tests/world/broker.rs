@@ -70,12 +70,12 @@ fn an_armed_broker_moves_the_declared_capability_after_the_first_listing() {
     let ctx = context(NOW, TRACE_ID);
     let call = parsed(held.as_ref(), json!({"path": HANDBOOK_ONBOARDING}));
     assert_eq!(
-        held.resolve_requirement(&ctx, &call).unwrap().unwrap().action,
+        held.resolve_requirement(&ctx, &call).unwrap().unwrap().requirement.action,
         "search",
         "the held handler keeps its action"
     );
     let call = parsed(moved.as_ref(), json!({"path": HANDBOOK_ONBOARDING}));
-    assert_eq!(moved.resolve_requirement(&ctx, &call).unwrap().unwrap().action, "administer");
+    assert_eq!(moved.resolve_requirement(&ctx, &call).unwrap().unwrap().requirement.action, "administer");
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn search_resolves_the_page_path_for_the_context_owner_and_answers_it() {
     let tool = list(&broker, TRACE_ID);
     let ctx = context(NOW, TRACE_ID);
     let call = parsed(tool.as_ref(), json!({"path": PAYROLL_SALARIES}));
-    let requirement = tool.resolve_requirement(&ctx, &call).unwrap().unwrap();
+    let requirement = tool.resolve_requirement(&ctx, &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.path, segments(&PAYROLL_SALARIES));
     assert_eq!(requirement.resource.owner, Some(owner()));
     let call = parsed(tool.as_ref(), json!({"path": ["Handbook"]}));

@@ -159,7 +159,7 @@ fn requirement_is_args_path_and_action_with_the_context_owner() {
             input.insert((*key).to_string(), arguments[*key].clone());
         }
         let call = parsed(&t, Value::Object(input));
-        let requirement = t.resolve_requirement(&ctx, &call).unwrap().unwrap();
+        let requirement = t.resolve_requirement(&ctx, &call).unwrap().unwrap().requirement;
         assert_eq!(requirement.resource.namespace, "files");
         assert_eq!(requirement.resource.path, segments(&DRAFT_FILE));
         assert_eq!(requirement.resource.owner, Some(owner()));
@@ -173,7 +173,7 @@ fn the_requirement_owner_is_always_the_context_owner() {
     ctx.owner = Address::human("user-bob");
     let (_, t) = tool(FileAction::Read);
     let call = parsed(&t, json!({"path": POLICY_FILE}));
-    let requirement = t.resolve_requirement(&ctx, &call).unwrap().unwrap();
+    let requirement = t.resolve_requirement(&ctx, &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.owner, Some(Address::human("user-bob")));
 }
 

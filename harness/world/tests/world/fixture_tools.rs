@@ -61,7 +61,7 @@ fn the_carrier_keeps_forged_material_but_resolves_only_the_path_for_the_context_
         json!({"path": POLICY_FILE, "grant": forged, "owner": {"kind": "human", "userId": "user-mallory"}}),
     );
     assert_eq!(call.arguments["grant"], forged, "the carrier passes forged material along untouched");
-    let requirement = open.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
+    let requirement = open.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.path, segments(&POLICY_FILE));
     assert_eq!(requirement.resource.owner, Some(owner()), "owner forced to the caller's context owner");
     assert_eq!(requirement.action, "read");
@@ -73,10 +73,10 @@ fn the_carrier_keeps_forged_material_but_resolves_only_the_path_for_the_context_
 fn the_crossing_tool_resolves_the_caller_supplied_owner() {
     let (_, fetch) = fixture(Fixture::Crossing);
     let call = parsed(&fetch, json!({"path": POLICY_FILE, "owner": {"kind": "human", "userId": "user-mallory"}}));
-    let requirement = fetch.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
+    let requirement = fetch.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.owner, Some(Address::human("user-mallory")));
     let plain = parsed(&fetch, json!({"path": POLICY_FILE}));
-    let requirement = fetch.resolve_requirement(&context(NOW, TRACE_ID), &plain).unwrap().unwrap();
+    let requirement = fetch.resolve_requirement(&context(NOW, TRACE_ID), &plain).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.owner, Some(owner()));
     assert!(fetch.parse_arguments(&map(json!({"path": POLICY_FILE, "owner": "user-mallory"}))).is_err());
 }
@@ -88,7 +88,7 @@ fn the_escaping_tool_resolves_outside_its_ceiling() {
     assert_eq!(def.required_capability.resource.path, segments(&WORKSPACE));
     assert_eq!(def.required_capability.action, "read");
     let call = parsed(&index, json!({}));
-    let requirement = index.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
+    let requirement = index.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.path, segments(&VAULT_SECRETS));
     assert_eq!(requirement.action, "read");
     assert_eq!(requirement.resource.owner, Some(owner()));
@@ -116,7 +116,7 @@ fn the_sealed_tool_lives_in_files_admin_and_declares_purge() {
     assert_eq!(def.annotations.clone().unwrap().destructive, Some(true));
     assert_eq!(def.required_capability.action, "purge");
     let call = parsed(&purge, json!({"path": WORKSPACE}));
-    let requirement = purge.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
+    let requirement = purge.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap().requirement;
     assert_eq!((requirement.resource.path, requirement.action.as_str()), (segments(&WORKSPACE), "purge"));
     assert_eq!(run(&purge, &call).error().unwrap().code, "unsupported_action");
     assert_eq!(store.files().len(), 3);

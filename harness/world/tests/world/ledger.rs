@@ -50,7 +50,7 @@ fn definitions_classify_transfer_limit_and_balance() {
 fn the_transfer_requires_transfer_on_the_debited_account() {
     let (_, transfer) = handler(LedgerTool::Transfer);
     let call = parsed(&transfer, transfer_args());
-    let requirement = transfer.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap();
+    let requirement = transfer.resolve_requirement(&context(NOW, TRACE_ID), &call).unwrap().unwrap().requirement;
     assert_eq!(requirement.resource.namespace, "ledger");
     assert_eq!(requirement.resource.path, ["accounts", ACCOUNT_A]);
     assert_eq!(requirement.resource.owner, Some(owner()));

@@ -240,6 +240,7 @@ fn m18_counted_message_ids_differ_per_request_and_are_never_the_call_id() {
         arguments: Map::new(),
         trace_id: TRACE_ID.into(),
         requested_at: NOW.into(),
+        prepared: None,
     };
     let first = ids(&context(NOW, TRACE_ID), &call);
     let second = ids(&context(NOW, TRACE_ID), &call);

@@ -10,9 +10,8 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::options::ExecuteOptions;
 use sharedos_envelope::runtime::RuntimePlugin;
-use sharedos_kernel::ports::{HandlerError, ParsedCall, ToolHandler};
+use sharedos_kernel::ports::{HandlerError, ParsedCall, Resolution, ToolHandler};
 use sharedos_model::access::AccessContext;
-use sharedos_model::capability::Requirement;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionResult, ExecutionStatus};
 use sharedos_model::tool::{ToolDefinition, ToolResult};
 use sharedos_port::signal::AbortSignal;
@@ -49,7 +48,7 @@ impl ToolHandler for SlowTool {
         self.inner.parse_arguments(arguments)
     }
 
-    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         self.inner.resolve_requirement(context, call)
     }
 

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use sharedos_kernel::kernel::{Kernel, KernelBuilder};
 use sharedos_kernel::ports::{
     AuditSink, ContextToolProvider, GrantSource, HandlerError, MessageRequestRouter, MessageTransport, ParsedCall,
-    ToolHandler,
+    Resolution, ToolHandler,
 };
 use sharedos_model::access::AccessContext;
 use sharedos_model::audit::{AuditEvent, AuditType};
@@ -212,16 +212,17 @@ impl ToolHandler for TestTool {
         Ok(object(json!({"path": segments})))
     }
 
-    fn resolve_requirement(&self, _context: &AccessContext, call: &ParsedCall) -> Option<Result<Requirement, String>> {
+    fn resolve_requirement(&self, _context: &AccessContext, call: &ParsedCall) -> Option<Result<Resolution, String>> {
         if let Some(fixed) = self.requirement.borrow().clone() {
-            return Some(fixed);
+            return Some(fixed.map(Resolution::from));
         }
         let path: Vec<String> = serde_json::from_value(call.arguments["path"].clone()).unwrap_or_default();
         let declared = &self.definition.required_capability;
         Some(Ok(Requirement {
             resource: ResourceRef { namespace: declared.resource.namespace.clone(), path, owner: None },
             action: declared.action.clone(),
-        }))
+        }
+        .into()))
     }
 
     fn invoke<'a>(
