@@ -116,7 +116,7 @@ impl IdFactory for SequentialIds {
 /// Which turn a contained error belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnErrorContext {
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// Its trace.
     pub trace_id: String,

@@ -240,7 +240,7 @@ pub struct CapabilityRequest {
     pub constraints: Option<Constraints>,
     /// When.
     pub requested_at: String,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }

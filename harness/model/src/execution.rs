@@ -118,7 +118,7 @@ pub struct RuntimeLimits {
 pub struct RuntimeManifest {
     /// Runtime id.
     pub id: String,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Protocol epoch.
@@ -164,7 +164,7 @@ pub struct RuntimeTurnRequest {
     /// The request's own options, verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<ExecutionOptions>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -287,7 +287,7 @@ pub struct ExecutionEvent {
     pub data: Value,
     /// Derived event id.
     pub event_id: String,
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// Envelope clock.
     pub occurred_at: String,
@@ -309,7 +309,7 @@ pub struct ExecutionEvent {
 pub struct ExecutionResult {
     /// Protocol epoch.
     pub version: String,
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// The turn's trace.
     pub trace_id: String,

@@ -16,7 +16,7 @@ pub struct MessageProvenance {
     pub source: String,
     /// Parent message ids (at most 64).
     pub parent_ids: Vec<String>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -101,7 +101,7 @@ pub enum MessageDeliveryResult {
         message_id: String,
         /// When.
         timestamp: String,
-        /// Opaque.
+        /// Free-form metadata: carried as given, never interpreted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         metadata: Option<Map<String, Value>>,
     },
@@ -112,7 +112,7 @@ pub enum MessageDeliveryResult {
         message_id: String,
         /// When.
         timestamp: String,
-        /// Opaque.
+        /// Free-form metadata: carried as given, never interpreted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         metadata: Option<Map<String, Value>>,
     },
@@ -125,7 +125,7 @@ pub enum MessageDeliveryResult {
         timestamp: String,
         /// Why.
         error: crate::tool::ProtocolError,
-        /// Opaque.
+        /// Free-form metadata: carried as given, never interpreted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         metadata: Option<Map<String, Value>>,
     },
@@ -138,7 +138,7 @@ pub enum MessageDeliveryResult {
         timestamp: String,
         /// Why.
         error: crate::tool::ProtocolError,
-        /// Opaque.
+        /// Free-form metadata: carried as given, never interpreted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         metadata: Option<Map<String, Value>>,
     },

@@ -80,7 +80,7 @@ pub struct ExperimentIdentity {
     pub evaluator_hash: String,
     /// The experiment (e.g. `kernel-conformance`).
     pub experiment_id: String,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// The run (condition and column, plus the turn of a multi-turn move).
@@ -108,7 +108,7 @@ pub struct SystemIdentity {
     /// Hash of the model-facing catalogue, when one crossed a published boundary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalog_hash: Option<String>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// The model, when one was in the seat.
@@ -239,7 +239,7 @@ pub struct ExecutionSection {
     pub escalation_asked: Option<EscalationAsked>,
     /// Every envelope event, in order; shared with the turn's result.
     pub events: Arc<[ExecutionEvent]>,
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// The catalogue the runtime was shown.
     pub exposed_tools: Vec<String>,
@@ -441,7 +441,7 @@ pub struct CostRecord {
     /// Model input tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Model output tokens.

@@ -62,7 +62,7 @@ pub struct ToolDefinition {
     /// Effect hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -200,7 +200,7 @@ pub struct ToolResult {
     pub tool: String,
     /// When it finished.
     pub completed_at: String,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
     /// Succeeded, denied or failed.

@@ -22,7 +22,7 @@ pub trait TurnScope {
 /// What `recordTurnEnd` writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnEnd {
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// How it ended.
     pub status: ExecutionStatus,

@@ -13,12 +13,17 @@
 //!   announced it, or the record carries the runtime's `escalationAsked`
 //!   claim; and attempts left unissued because the envelope ended the turn
 //!   with the very ending the row expects count as structurally unreachable
-//!   rather than unexercised. A turn expectation may also state values of
-//!   the ending besides status and code (`retryable`, the instant it ended,
-//!   annotations, the lifted `promptHash` and `escalationAsked`, event
-//!   counts, ledger balances, and that nothing ran after the result); each
-//!   stated value is graded and named in the cell's detail. Rows that state
-//!   none are graded exactly as before.
+//!   rather than unexercised.
+//! - Version 2 adds the rule families. A turn expectation may also state
+//!   values of the ending besides status and code (`retryable`, the instant
+//!   it ended, annotations, the runtime provenance, the lifted `promptHash`
+//!   and `escalationAsked`, event counts, ledger balances, and that nothing
+//!   ran after the result); each stated value is graded and named in the
+//!   cell's detail. A step may expect a rejection instead of a result, and
+//!   the boundary that refused it. A messaging world's host operations and
+//!   effects expectation are graded as attempts of their row
+//!   ([`GradingInput::host_attempts`]). Rows that state none of these are
+//!   graded exactly as under version 1.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not

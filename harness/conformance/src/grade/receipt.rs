@@ -135,7 +135,7 @@ impl AttemptReceipt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdversarialTurnReport {
-    /// The turn.
+    /// The turn's execution id.
     pub execution_id: String,
     /// The scripts it ran.
     pub move_ids: Vec<String>,

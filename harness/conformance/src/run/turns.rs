@@ -41,7 +41,7 @@ pub enum TurnError {
     /// The executor refused its construction.
     #[error("construct the executor for {execution_id}: {detail}")]
     Construction {
-        /// The turn.
+        /// The turn's execution id.
         execution_id: String,
         /// Why.
         detail: String,
@@ -49,7 +49,7 @@ pub enum TurnError {
     /// The executor refused the request it was handed.
     #[error("execute {execution_id}: {detail}")]
     Execution {
-        /// The turn.
+        /// The turn's execution id.
         execution_id: String,
         /// Why.
         detail: String,

@@ -41,7 +41,7 @@ pub struct SystemInput {
     pub policy_hash: String,
     /// The declared tool surface.
     pub tool_policy: Option<Map<String, Value>>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     pub metadata: Option<Map<String, Value>>,
 }
 
@@ -54,7 +54,7 @@ pub struct CostInput {
     pub input_tokens: Option<u64>,
     /// Model output tokens.
     pub output_tokens: Option<u64>,
-    /// Opaque.
+    /// Free-form metadata: carried as given, never interpreted.
     pub metadata: Option<Map<String, Value>>,
 }
 
