@@ -2,7 +2,7 @@
 
 use crate::decision::{unavailable_decision, Ask};
 use crate::kernel::Kernel;
-use crate::lease::check_abort;
+use crate::lease_table::check_abort;
 use sharedos_authz::authority::AuthorityResolution;
 use sharedos_authz::authorizer::Matcher;
 use sharedos_model::access::AccessContext;

@@ -5,7 +5,7 @@
 //! the turn; forwarding the call fails `escalation_not_terminated`.
 
 use crate::kernel::Kernel;
-use crate::lease::check_abort;
+use crate::lease_table::check_abort;
 use crate::ports::{HandlerError, ParsedCall, ToolHandler};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};

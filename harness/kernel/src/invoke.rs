@@ -6,7 +6,7 @@
 use crate::audit::with_requirement;
 use crate::decision::Ask;
 use crate::kernel::Kernel;
-use crate::lease::check_abort;
+use crate::lease_table::check_abort;
 use crate::ports::{HandlerError, ParsedCall, ProviderError, ProviderErrorOrigin, ToolHandler};
 use serde_json::{Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, ResolvedAuthority};

@@ -6,175 +6,19 @@
 //! (K7). Operations without a lease load their own authority (K8).
 
 use crate::kernel::{Core, Kernel};
+use crate::lease_table::{check_abort, LeaseScope, Reservation, TurnKey, TurnState};
+use crate::ports::{ProviderError, ProviderErrorOrigin, ToolHandler};
 use crate::registry::Registry;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::{resolve_authority, resolve_typed_authority, AuthorityResolution, PolicyState};
 use sharedos_model::access::AccessContext;
-use sharedos_model::address::Address;
 use sharedos_model::audit::{AuditOutcome, AuditType};
 use sharedos_model::codes::ReasonCode;
 use sharedos_port::error::KernelError;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::TurnScope;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::Cell;
 use std::rc::Rc;
-use tokio::sync::OnceCell;
-
-/// `turnAuthorityKey`: everything that identifies a turn's authority.
-/// `now` and enabled namespaces are deliberately not part of it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TurnKey {
-    /// World.
-    pub namespace_id: String,
-    /// Who acts.
-    pub actor: Address,
-    /// Whose grants.
-    pub authority: Address,
-    /// Whose resources.
-    pub owner: Address,
-    /// Purpose.
-    pub purpose: String,
-    /// Trace.
-    pub trace_id: String,
-    /// Per-execution id.
-    pub turn_id: Option<String>,
-}
-
-impl TurnKey {
-    /// The key of `context`.
-    #[must_use]
-    pub fn of(context: &AccessContext) -> TurnKey {
-        TurnKey {
-            namespace_id: context.namespace_id.clone(),
-            actor: context.actor.clone(),
-            authority: context.authority.clone(),
-            owner: context.owner.clone(),
-            purpose: context.purpose.clone(),
-            trace_id: context.trace_id.clone(),
-            turn_id: context.turn_id.clone(),
-        }
-    }
-
-    /// Whether `context` has this key (without building one).
-    #[must_use]
-    pub fn matches(&self, context: &AccessContext) -> bool {
-        self.trace_id == context.trace_id
-            && self.turn_id == context.turn_id
-            && self.namespace_id == context.namespace_id
-            && self.actor == context.actor
-            && self.authority == context.authority
-            && self.owner == context.owner
-            && self.purpose == context.purpose
-    }
-}
-
-/// What one lease holds.
-#[derive(Default)]
-pub(crate) struct LeaseEntry {
-    /// Openers (and in-flight reservations) holding it.
-    refs: Cell<usize>,
-    /// Loaded once; concurrent openers wait on the same load.
-    pub(crate) authority: OnceCell<Rc<AuthorityResolution>>,
-    /// The effective registry, resolved once per turn (success or failure).
-    pub(crate) registry: OnceCell<Result<Rc<Registry>, String>>,
-    /// The hash of the catalogue the turn published, once it listed.
-    pub(crate) catalog_hash: RefCell<Option<String>>,
-}
-
-/// All open leases.
-#[derive(Default)]
-pub(crate) struct LeaseTable {
-    entries: RefCell<HashMap<TurnKey, Rc<LeaseEntry>>>,
-}
-
-impl LeaseTable {
-    /// How many are open.
-    pub(crate) fn len(&self) -> usize {
-        self.entries.borrow().len()
-    }
-
-    /// The open lease for `context`'s turn key, if any. Few leases are
-    /// open at once, so a scan beats building a key to hash.
-    pub(crate) fn find(&self, context: &AccessContext) -> Option<Rc<LeaseEntry>> {
-        self.entries.borrow().iter().find(|(key, _)| key.matches(context)).map(|(_, entry)| Rc::clone(entry))
-    }
-
-    /// Takes one reference, registering a pending lease if none exists.
-    fn reserve(&self, key: &TurnKey) -> Rc<LeaseEntry> {
-        let entry = Rc::clone(self.entries.borrow_mut().entry(key.clone()).or_default());
-        entry.refs.set(entry.refs.get() + 1);
-        entry
-    }
-
-    /// Drops one reference; the last one removes the lease.
-    fn release(&self, key: &TurnKey) {
-        let mut entries = self.entries.borrow_mut();
-        let remove = match entries.get(key) {
-            Some(entry) => {
-                let refs = entry.refs.get().saturating_sub(1);
-                entry.refs.set(refs);
-                refs == 0
-            }
-            None => false,
-        };
-        if remove {
-            entries.remove(key);
-        }
-    }
-}
-
-/// One opener's reference; released on close, or on drop if the opening
-/// never finished (a cancelled opener releases only its own reservation).
-struct Reservation {
-    table: Rc<LeaseTable>,
-    key: TurnKey,
-    armed: bool,
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        if self.armed {
-            self.table.release(&self.key);
-        }
-    }
-}
-
-/// The handle `open_turn_authority` returns.
-pub struct LeaseScope {
-    table: Rc<LeaseTable>,
-    key: TurnKey,
-    closed: Cell<bool>,
-}
-
-impl TurnScope for LeaseScope {
-    fn close(&self) {
-        if !self.closed.replace(true) {
-            self.table.release(&self.key);
-        }
-    }
-}
-
-/// The authority an operation decides against, and the lease it came from.
-pub(crate) struct TurnState {
-    pub(crate) authority: Rc<AuthorityResolution>,
-    pub(crate) lease: Option<Rc<LeaseEntry>>,
-}
-
-impl TurnState {
-    /// The catalogue hash the turn published, if it listed.
-    pub(crate) fn catalog_hash(&self) -> Option<String> {
-        self.lease.as_ref().and_then(|l| l.catalog_hash.borrow().clone())
-    }
-}
-
-/// Fails with the signal's reason once it fired.
-pub(crate) fn check_abort(signal: &AbortSignal) -> Result<(), KernelError> {
-    match signal.reason() {
-        Some(reason) => Err(KernelError::Aborted(reason)),
-        None => Ok(()),
-    }
-}
 
 impl Kernel {
     /// Opens (or joins) the lease for `context`'s turn key.
@@ -279,5 +123,43 @@ fn resolved_event(
             event.metadata = Some(metadata);
             event
         }
+    }
+}
+
+impl Kernel {
+    /// The registry for an operation: the turn's held one, or resolved now.
+    /// `Err` carries nothing a runtime may see; diagnostics went to the hook.
+    pub(crate) async fn registry(
+        &self,
+        state: &TurnState,
+        context: &AccessContext,
+        signal: &AbortSignal,
+    ) -> Result<Rc<Registry>, String> {
+        match &state.lease {
+            Some(lease) => lease.registry.get_or_init(|| self.resolve_registry(context, signal)).await.clone(),
+            None => self.resolve_registry(context, signal).await,
+        }
+    }
+
+    async fn resolve_registry(&self, context: &AccessContext, signal: &AbortSignal) -> Result<Rc<Registry>, String> {
+        let mut handlers: Vec<Rc<dyn ToolHandler>> = self.static_tools.clone();
+        if let Some(tool) = &self.message_tool {
+            handlers.push(Rc::clone(tool));
+        }
+        for provider in &self.providers {
+            match provider.list_tools(context, signal).await {
+                Ok(tools) => handlers.extend(tools),
+                Err(detail) => {
+                    let origin = ProviderErrorOrigin::ToolProvider(provider.id().to_string());
+                    self.core.report(ProviderError { origin, detail: detail.clone() });
+                    return Err(detail);
+                }
+            }
+        }
+        Registry::new(handlers).map(Rc::new).map_err(|name| {
+            let detail = format!("tool name {name} is registered twice");
+            self.core.report(ProviderError { origin: ProviderErrorOrigin::ToolHandler(name), detail: detail.clone() });
+            detail
+        })
     }
 }

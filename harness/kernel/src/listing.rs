@@ -4,7 +4,7 @@
 
 use crate::decision::Ask;
 use crate::kernel::Kernel;
-use crate::lease::check_abort;
+use crate::lease_table::check_abort;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sharedos_authz::authority::{AuthorityResolution, PolicyState, ResolvedAuthority};

@@ -8,7 +8,7 @@
 use crate::audit::with_requirement;
 use crate::decision::Ask;
 use crate::kernel::{Core, Kernel};
-use crate::lease::check_abort;
+use crate::lease_table::check_abort;
 use crate::ports::{ProviderError, ProviderErrorOrigin};
 use serde::Deserialize;
 use serde_json::Value;

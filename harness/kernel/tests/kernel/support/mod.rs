@@ -3,7 +3,8 @@
 
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_kernel::kernel::{Kernel, KernelBuilder};
+use sharedos_kernel::builder::KernelBuilder;
+use sharedos_kernel::kernel::Kernel;
 use sharedos_kernel::ports::{
     AuditSink, ContextToolProvider, GrantSource, HandlerError, MessageRequestRouter, MessageTransport, ParsedCall,
     Resolution, ToolHandler,
