@@ -3,8 +3,7 @@
 
 use super::tags;
 use super::world::world_hash;
-use crate::input::loader::Suite;
-use crate::run::matrix::Selection;
+use crate::input::case::Case;
 use crate::run::world::{World, WorldError};
 use serde::Serialize;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
@@ -22,13 +21,13 @@ pub enum WorldSetError {
     Hash(#[from] CanonicalError),
 }
 
-/// The world-set hash: every selected case's conditions, each with the hash
-/// of the world it materialises.
+/// The world-set hash: every given case's conditions, in order, each with
+/// the hash of the world it materialises.
 ///
 /// # Errors
 /// When a world cannot be built.
-pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, WorldSetError> {
-    world_set_hash_with(suite, selection, &BTreeMap::new())
+pub fn world_set_hash<'a>(cases: impl IntoIterator<Item = &'a Case>) -> Result<String, WorldSetError> {
+    world_set_hash_with(cases, &BTreeMap::new())
 }
 
 /// [`world_set_hash`], taking a world's hash from `hashed` by (case,
@@ -36,9 +35,8 @@ pub fn world_set_hash(suite: &Suite, selection: &Selection) -> Result<String, Wo
 ///
 /// # Errors
 /// When a world cannot be built.
-pub fn world_set_hash_with(
-    suite: &Suite,
-    selection: &Selection,
+pub fn world_set_hash_with<'a>(
+    cases: impl IntoIterator<Item = &'a Case>,
     hashed: &BTreeMap<(&str, &str), &str>,
 ) -> Result<String, WorldSetError> {
     #[derive(Serialize)]
@@ -51,8 +49,8 @@ pub fn world_set_hash_with(
         condition: &'a str,
         world: String,
     }
-    let mut cases = Vec::new();
-    for case in suite.cases.iter().filter(|c| selection.keeps_case(c)) {
+    let mut hashed_cases = Vec::new();
+    for case in cases {
         let mut conditions = Vec::with_capacity(case.conditions.len());
         for condition in &case.conditions {
             let world = match hashed.get(&(case.id.as_str(), condition.id.as_str())) {
@@ -61,9 +59,9 @@ pub fn world_set_hash_with(
             };
             conditions.push(ConditionWorld { condition: &condition.id, world });
         }
-        cases.push(CaseWorlds { case: &case.id, conditions });
+        hashed_cases.push(CaseWorlds { case: &case.id, conditions });
     }
-    Ok(tagged_hash(tags::WORLD_SET, &cases)?)
+    Ok(tagged_hash(tags::WORLD_SET, &hashed_cases)?)
 }
 
 /// One turn's entry in its column's prompt set.

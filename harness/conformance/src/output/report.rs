@@ -98,7 +98,8 @@ fn report_with(
         .into_iter()
         .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
         .collect();
-    let world_set = world_set_hash_with(suite, selection, &hashed(&runs))?;
+    let selected = suite.cases.iter().filter(|c| selection.keeps_case(c));
+    let world_set = world_set_hash_with(selected, &hashed(&runs))?;
     let manifest = build_manifest(crate::output::manifest::ManifestInput {
         case_set_hash,
         world_set_hash: world_set,
