@@ -18,8 +18,6 @@ use sharedos_port::escalation::ESCALATION_TOOL;
 use std::fmt;
 use std::rc::Rc;
 
-/// The escalation affordance's tool name.
-
 /// The reason an escalation carries when the seat gave none that is usable.
 pub const DEFAULT_ESCALATION_REASON: &str = "the turn asked for a human decision without saying what needs deciding";
 

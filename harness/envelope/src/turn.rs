@@ -18,8 +18,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 use tokio::sync::Notify;
 
-/// The tool that makes an `escalate` outcome acceptable.
-
 /// The turn's effective catalogue, fixed once at opening: each offered
 /// tool's name and whether a repeat of its call can add an effect. The
 /// definitions themselves go to the runtime's request.

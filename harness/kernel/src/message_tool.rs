@@ -70,7 +70,7 @@ impl MessageRequestTool {
             return Ok(failure(call, context, ReasonCode::MessageRequestNotPrepared, "the request was not prepared"));
         };
         let record = SendRecord { requirement: None, grant_id: None, operation_id: Some(call.id.clone()) };
-        let delivery = self.core.deliver_authorized(context, &request, signal, record).await.map_err(abort_error)?;
+        let delivery = self.core.deliver_authorized(context, request, signal, record).await.map_err(abort_error)?;
         if !delivery.is_accepted() {
             if let Some(error) = delivery.error() {
                 self.core.message_causes.borrow_mut().insert(call.id.clone(), error.code.clone());
@@ -89,7 +89,7 @@ impl MessageRequestTool {
             ));
         };
         let delivery_value = json!(delivery);
-        let reply = router.resolve_reply(context, &request, &delivery_value, signal).await;
+        let reply = router.resolve_reply(context, request, &delivery_value, signal).await;
         if signal.is_aborted() {
             return Err(HandlerError::Aborted);
         }
@@ -105,7 +105,7 @@ impl MessageRequestTool {
                 ));
             }
         };
-        match MessageEnvelope::from_value(&reply).ok().filter(|reply| accepts_reply(&request, reply)) {
+        match MessageEnvelope::from_value(&reply).ok().filter(|reply| accepts_reply(request, reply)) {
             Some(reply) => Ok(ToolResult {
                 call_id: call.id.clone(),
                 tool: call.tool.clone(),

@@ -94,9 +94,7 @@ impl World {
 
     /// A world whose escalation grant is withheld.
     pub fn without_escalation() -> World {
-        let mut options = WorldOptions::default();
-        options.escalation = Some(EscalationMode::Withheld);
-        World::build(&options)
+        World::build(&WorldOptions { escalation: Some(EscalationMode::Withheld), ..WorldOptions::default() })
     }
 
     /// The world `options` describe.
