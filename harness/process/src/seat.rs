@@ -1,0 +1,100 @@
+//! A seat's process across turns: started on first use, handshaken once,
+//! reused by every later turn, and replaced after a violation.
+
+use crate::launch::Launch;
+use crate::session::Session;
+use crate::violation::Violation;
+use sharedos_model::execution::RuntimeManifest;
+use sharedos_model::validate::Validate;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// One seat's runtime process, shared by the turns one worker runs.
+pub struct ProcessSeat {
+    launch: Launch,
+    fallback: RuntimeManifest,
+    session: RefCell<Option<Rc<Session>>>,
+    manifest: RefCell<Option<RuntimeManifest>>,
+    failed_start: RefCell<Option<Violation>>,
+}
+
+impl std::fmt::Debug for ProcessSeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessSeat").field("command", &self.launch.command).finish_non_exhaustive()
+    }
+}
+
+impl ProcessSeat {
+    /// A seat that starts `launch` when first asked; `fallback` is the
+    /// manifest recorded for a turn whose process never said `ready`.
+    #[must_use]
+    pub fn new(launch: Launch, fallback: RuntimeManifest) -> ProcessSeat {
+        ProcessSeat {
+            launch,
+            fallback,
+            session: RefCell::new(None),
+            manifest: RefCell::new(None),
+            failed_start: RefCell::new(None),
+        }
+    }
+
+    /// The running session, starting and handshaking a process when there
+    /// is none. A failed start is remembered for the turn that asked.
+    pub async fn prepare(&self) {
+        if self.session.borrow().is_some() {
+            return;
+        }
+        let started = match Session::start(&self.launch) {
+            Ok(session) => Rc::new(session),
+            Err(error) => {
+                let detail = format!("failed to start `{}`: {error}", self.launch.command);
+                *self.failed_start.borrow_mut() = Some(Violation::NotReady { detail });
+                return;
+            }
+        };
+        match started.handshake().await {
+            Ok(manifest) => match manifest.validate() {
+                Ok(()) => {
+                    *self.manifest.borrow_mut() = Some(manifest);
+                    *self.session.borrow_mut() = Some(started);
+                }
+                Err(error) => {
+                    let detail = format!("its manifest does not validate: {error}");
+                    *self.failed_start.borrow_mut() = Some(Violation::NotReady { detail });
+                }
+            },
+            Err(violation) => *self.failed_start.borrow_mut() = Some(violation),
+        }
+    }
+
+    /// The session [`ProcessSeat::prepare`] started, or why there is none.
+    ///
+    /// # Errors
+    /// The violation that kept the process from starting.
+    pub async fn start(&self) -> Result<Rc<Session>, Violation> {
+        self.prepare().await;
+        if let Some(violation) = self.failed_start.borrow_mut().take() {
+            return Err(violation);
+        }
+        self.session().ok_or_else(|| Violation::Exited { stderr: String::new() })
+    }
+
+    /// The running session, if any.
+    #[must_use]
+    pub fn session(&self) -> Option<Rc<Session>> {
+        self.session.borrow().clone()
+    }
+
+    /// The manifest the runtime said `ready` with (the fallback before it did).
+    #[must_use]
+    pub fn manifest(&self) -> RuntimeManifest {
+        self.manifest.borrow().clone().unwrap_or_else(|| self.fallback.clone())
+    }
+
+    /// Kills the process (after a violation); the next turn starts a fresh one.
+    pub fn discard(&self) {
+        if let Some(session) = self.session.borrow_mut().take() {
+            session.shut_down();
+        }
+    }
+}

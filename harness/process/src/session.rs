@@ -1,0 +1,292 @@
+//! One running runtime process: its stdin written by a thread of its own,
+//! its stdout split into lines by another, a bounded tail of its stderr,
+//! and the busy guard that keeps the harness's paused clock from moving
+//! while the runtime works.
+//!
+//! The threads and channels belong to no async runtime, so one process
+//! serves the turns of many cells, each on its own paused-clock runtime.
+
+use crate::launch::{Launch, SessionLimits};
+use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
+use crate::violation::{parse_line, Violation};
+use sharedos_model::execution::RuntimeManifest;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc as async_mpsc;
+
+/// Lines read ahead of the harness; the reader thread waits when full.
+const LINE_BUFFER: usize = 1024;
+
+/// What the stdout reader and the busy guard report.
+#[derive(Debug)]
+enum Incoming {
+    Line(Vec<u8>),
+    TooLong,
+    Eof,
+    BusyTimeout,
+}
+
+/// While alive, virtual time stands still: a blocking task on the cell's
+/// runtime inhibits the paused clock's auto-advance. It ends when the
+/// guard is dropped (the runtime said `wait`) or after the busy limit, when
+/// it reports [`Incoming::BusyTimeout`].
+struct BusyGuard {
+    _release: mpsc::Sender<()>,
+}
+
+impl BusyGuard {
+    fn start(limit: Duration, report: async_mpsc::Sender<Incoming>) -> BusyGuard {
+        let (release, released) = mpsc::channel::<()>();
+        drop(tokio::task::spawn_blocking(move || {
+            if matches!(released.recv_timeout(limit), Err(RecvTimeoutError::Timeout)) {
+                let _ = report.blocking_send(Incoming::BusyTimeout);
+            }
+        }));
+        BusyGuard { _release: release }
+    }
+}
+
+/// A started runtime process.
+pub struct Session {
+    child: Mutex<Child>,
+    input: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    incoming: tokio::sync::Mutex<async_mpsc::Receiver<Incoming>>,
+    report: async_mpsc::Sender<Incoming>,
+    busy: Mutex<Option<BusyGuard>>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    limits: SessionLimits,
+    clock: Clock,
+    command: String,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("command", &self.command).finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Session {
+    /// Starts `launch` in a process group of its own, with only its
+    /// variables.
+    ///
+    /// # Errors
+    /// When the process cannot be started.
+    pub fn start(launch: &Launch) -> std::io::Result<Session> {
+        let mut command = Command::new(&launch.command);
+        command.args(&launch.args).env_clear().envs(&launch.env).process_group(0);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(cwd) = &launch.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command.spawn()?;
+        let (report, incoming) = async_mpsc::channel(LINE_BUFFER);
+        let (input, written) = mpsc::channel::<Vec<u8>>();
+        if let Some(mut stdin) = child.stdin.take() {
+            std::thread::spawn(move || {
+                for line in written {
+                    if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        if let Some(stdout) = child.stdout.take() {
+            let (report, max) = (report.clone(), launch.limits.max_line_bytes);
+            std::thread::spawn(move || read_lines(stdout, max, &report));
+        }
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(pipe) = child.stderr.take() {
+            let (tail, cap) = (Arc::clone(&stderr), launch.limits.stderr_tail_bytes);
+            std::thread::spawn(move || keep_tail(pipe, cap, &tail));
+        }
+        Ok(Session {
+            child: Mutex::new(child),
+            input: Mutex::new(Some(input)),
+            incoming: tokio::sync::Mutex::new(incoming),
+            report,
+            busy: Mutex::new(None),
+            stderr,
+            limits: launch.limits.clone(),
+            clock: launch.clock,
+            command: launch.command.clone(),
+        })
+    }
+
+    /// Says `hello` and waits (in real time) for `ready`.
+    ///
+    /// # Errors
+    /// The violation the answer is.
+    pub async fn handshake(&self) -> Result<RuntimeManifest, Violation> {
+        let hello = HarnessMessage::Hello {
+            protocol: PROTOCOL,
+            harness: HarnessIdentity { name: "sharedos-conformance".into(), version: env!("CARGO_PKG_VERSION").into() },
+            clock: self.clock,
+        };
+        self.write_busy(&hello, self.limits.startup_timeout);
+        let answer = self.next().await;
+        self.idle();
+        match answer {
+            Ok(RuntimeMessage::Ready { protocol, manifest }) if protocol == PROTOCOL => Ok(manifest),
+            Ok(RuntimeMessage::Ready { protocol, .. }) => Err(Violation::ProtocolMismatch { protocol }),
+            Ok(other) => Err(Violation::NotReady { detail: format!("it wrote {other:?} first") }),
+            Err(Violation::Unresponsive { .. }) => Err(Violation::NotReady {
+                detail: format!("no ready within {} ms", self.limits.startup_timeout.as_millis()),
+            }),
+            Err(violation) => Err(violation),
+        }
+    }
+
+    /// Writes `message`; the runtime is busy from now until it waits.
+    pub fn write(&self, message: &HarnessMessage<'_>) {
+        self.write_busy(message, self.limits.busy_timeout);
+    }
+
+    fn write_busy(&self, message: &HarnessMessage<'_>, limit: Duration) {
+        let Ok(mut line) = serde_json::to_vec(message) else { return };
+        line.push(b'\n');
+        if let Some(input) = lock(&self.input).as_ref() {
+            let _ = input.send(line);
+        }
+        let mut busy = lock(&self.busy);
+        if busy.is_none() && self.clock == Clock::Virtual {
+            *busy = Some(BusyGuard::start(limit, self.report.clone()));
+        }
+    }
+
+    /// The runtime said it is idle: virtual time may pass.
+    pub fn idle(&self) {
+        lock(&self.busy).take();
+    }
+
+    /// The next message, skipping (and counting) blank lines.
+    ///
+    /// # Errors
+    /// The violation the next line is, the end of the output, or a runtime
+    /// busy for too long.
+    pub async fn next(&self) -> Result<RuntimeMessage, Violation> {
+        let mut incoming = self.incoming.lock().await;
+        let mut blank = 0;
+        loop {
+            match incoming.recv().await {
+                Some(Incoming::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => {
+                    blank += 1;
+                    if blank > self.limits.max_ignored_lines {
+                        return Err(Violation::Flood { max: self.limits.max_ignored_lines });
+                    }
+                }
+                Some(Incoming::Line(line)) => return parse_line(&line),
+                Some(Incoming::TooLong) => return Err(Violation::LineTooLong { max: self.limits.max_line_bytes }),
+                Some(Incoming::BusyTimeout) => {
+                    if lock(&self.busy).is_some() {
+                        let ms = u64::try_from(self.limits.busy_timeout.as_millis()).unwrap_or(u64::MAX);
+                        return Err(Violation::Unresponsive { ms });
+                    }
+                }
+                Some(Incoming::Eof) | None => return Err(Violation::Exited { stderr: self.stderr_tail() }),
+            }
+        }
+    }
+
+    /// The last bytes the runtime wrote on stderr.
+    #[must_use]
+    pub fn stderr_tail(&self) -> String {
+        let tail = lock(&self.stderr);
+        let (a, b) = tail.as_slices();
+        String::from_utf8_lossy(&[a, b].concat()).trim().to_string()
+    }
+
+    /// Closes stdin, gives the process its grace to exit, then kills its
+    /// whole process group and reaps it.
+    pub fn shut_down(&self) {
+        self.idle();
+        lock(&self.input).take();
+        let mut child = lock(&self.child);
+        let deadline = Instant::now() + self.limits.shutdown_grace;
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+/// Kills the process group `pgid` leads with the system `kill` (no
+/// `unsafe`, no extra dependency); members that outlived the leader go too.
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Splits stdout into lines of at most `max` bytes; a longer line is
+/// reported once and skipped without being kept.
+fn read_lines(stdout: impl Read, max: usize, report: &async_mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let mut too_long = false;
+    while let Ok(chunk) = reader.fill_buf() {
+        if chunk.is_empty() {
+            break;
+        }
+        let (taken, ends) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (chunk.len(), false),
+        };
+        let body = &chunk[..if ends { taken - 1 } else { taken }];
+        if !too_long && line.len() + body.len() > max {
+            too_long = true;
+            line.clear();
+            if report.blocking_send(Incoming::TooLong).is_err() {
+                return;
+            }
+        }
+        if !too_long {
+            line.extend_from_slice(body);
+        }
+        reader.consume(taken);
+        if ends {
+            if !too_long && report.blocking_send(Incoming::Line(std::mem::take(&mut line))).is_err() {
+                return;
+            }
+            too_long = false;
+        }
+    }
+    let _ = report.blocking_send(Incoming::Eof);
+}
+
+/// Keeps the last `cap` bytes of stderr.
+fn keep_tail(mut stderr: impl Read, cap: usize, tail: &Mutex<VecDeque<u8>>) {
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let mut tail = lock(tail);
+        tail.extend(&buf[..n]);
+        while tail.len() > cap {
+            tail.pop_front();
+        }
+    }
+}

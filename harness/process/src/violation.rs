@@ -1,0 +1,205 @@
+//! Every way a runtime can break the protocol, each with the failure code
+//! its turn ends with and the words the record carries.
+
+use crate::message::{RuntimeMessage, RUNTIME_TYPES};
+use serde_json::Value;
+
+/// How much of what was received a diagnostic quotes.
+const QUOTE_CHARS: usize = 256;
+
+/// A protocol violation: the turn ends failed with [`Violation::code`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Violation {
+    /// A line that is not JSON.
+    #[error("the runtime wrote a line that is not JSON ({error}): {received}")]
+    NotJson {
+        /// The parser's words.
+        error: String,
+        /// What was received, quoted.
+        received: String,
+    },
+    /// A JSON value that is not an object.
+    #[error("the runtime wrote JSON that is not an object: {received}")]
+    NotObject {
+        /// What was received, quoted.
+        received: String,
+    },
+    /// A `type` the protocol does not define.
+    #[error("the runtime wrote a message of unknown type {kind:?}: {received}")]
+    UnknownType {
+        /// The type named (empty when absent).
+        kind: String,
+        /// What was received, quoted.
+        received: String,
+    },
+    /// A known type with an unknown, missing or mistyped field.
+    #[error("the runtime wrote a malformed {kind} message ({error}): {received}")]
+    BadMessage {
+        /// The type.
+        kind: String,
+        /// The parser's words.
+        error: String,
+        /// What was received, quoted.
+        received: String,
+    },
+    /// A line over the seat's cap.
+    #[error("the runtime wrote a line over {max} bytes")]
+    LineTooLong {
+        /// The cap.
+        max: usize,
+    },
+    /// A request id used twice in one turn.
+    #[error("the runtime used request id {id:?} twice in one turn")]
+    DuplicateId {
+        /// The id.
+        id: String,
+    },
+    /// A message about a turn that is not running.
+    #[error("the runtime wrote about turn {named:?} while turn {running:?} runs")]
+    WrongTurn {
+        /// The turn named.
+        named: String,
+        /// The turn running.
+        running: String,
+    },
+    /// A second ending, or a `ready` mid-session.
+    #[error("the runtime wrote {kind} after the turn's outcome")]
+    AfterOutcome {
+        /// The type.
+        kind: String,
+    },
+    /// A message the protocol does not allow at this point (`ready`
+    /// mid-session, `report` before `closed`).
+    #[error("the runtime wrote {kind} out of order")]
+    OutOfOrder {
+        /// What it wrote.
+        kind: String,
+    },
+    /// No `ready` in time, or something else first.
+    #[error("the runtime did not say ready: {detail}")]
+    NotReady {
+        /// What happened instead.
+        detail: String,
+    },
+    /// `ready` names another protocol.
+    #[error("the runtime speaks {protocol:?}, not sharedos-runtime/1")]
+    ProtocolMismatch {
+        /// The protocol it named.
+        protocol: String,
+    },
+    /// The process exited or closed its stdout mid-turn.
+    #[error("the runtime exited or closed its output mid-turn{}", stderr_note(.stderr))]
+    Exited {
+        /// The tail of its stderr.
+        stderr: String,
+    },
+    /// Busy past the seat's limit of real time.
+    #[error("the runtime stayed busy for more than {ms} ms of real time without waiting")]
+    Unresponsive {
+        /// The limit.
+        ms: u64,
+    },
+    /// Too many lines that are not protocol (blank lines).
+    #[error("the runtime wrote more than {max} blank lines")]
+    Flood {
+        /// The cap.
+        max: usize,
+    },
+}
+
+fn stderr_note(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr ended with: {stderr}")
+    }
+}
+
+impl Violation {
+    /// The failure code a turn ends with (`PROTOCOL.md`, *Violations*).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Violation::NotJson { .. } => "runtime_not_json",
+            Violation::NotObject { .. } => "runtime_not_object",
+            Violation::UnknownType { .. } => "runtime_unknown_type",
+            Violation::BadMessage { .. } => "runtime_bad_message",
+            Violation::LineTooLong { .. } => "runtime_line_too_long",
+            Violation::DuplicateId { .. } => "runtime_duplicate_id",
+            Violation::WrongTurn { .. } => "runtime_wrong_turn",
+            Violation::AfterOutcome { .. } => "runtime_after_outcome",
+            Violation::OutOfOrder { .. } => "runtime_out_of_order",
+            Violation::NotReady { .. } => "runtime_not_ready",
+            Violation::ProtocolMismatch { .. } => "runtime_protocol_mismatch",
+            Violation::Exited { .. } => "runtime_exited",
+            Violation::Unresponsive { .. } => "runtime_unresponsive",
+            Violation::Flood { .. } => "runtime_flood",
+        }
+    }
+}
+
+/// What was received, quoted for a diagnostic (at most 256 characters).
+#[must_use]
+pub fn quote(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut quoted: String = text.chars().take(QUOTE_CHARS).collect();
+    if text.chars().count() > QUOTE_CHARS {
+        quoted.push('…');
+    }
+    quoted
+}
+
+/// Reads one line a runtime wrote, strictly.
+///
+/// # Errors
+/// The violation the line is.
+pub fn parse_line(line: &[u8]) -> Result<RuntimeMessage, Violation> {
+    let value: Value =
+        serde_json::from_slice(line).map_err(|e| Violation::NotJson { error: e.to_string(), received: quote(line) })?;
+    let Value::Object(object) = &value else {
+        return Err(Violation::NotObject { received: quote(line) });
+    };
+    let kind = object.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+    if !RUNTIME_TYPES.contains(&kind.as_str()) {
+        return Err(Violation::UnknownType { kind, received: quote(line) });
+    }
+    serde_json::from_value(value).map_err(|e| Violation::BadMessage {
+        kind,
+        error: e.to_string(),
+        received: quote(line),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_bad_line_is_its_own_violation() {
+        let code = |line: &str| parse_line(line.as_bytes()).unwrap_err().code();
+        assert_eq!(code("not json"), "runtime_not_json");
+        assert_eq!(code("[1, 2]"), "runtime_not_object");
+        assert_eq!(code(r#"{"type": "hello"}"#), "runtime_unknown_type");
+        assert_eq!(code(r#"{"turn": "t"}"#), "runtime_unknown_type");
+        assert_eq!(code(r#"{"type": "wait"}"#), "runtime_bad_message");
+        assert_eq!(code(r#"{"type": "wait", "turn": "t", "extra": 1}"#), "runtime_bad_message");
+        assert_eq!(code(r#"{"type": "wait", "turn": "t", "untilMs": "soon"}"#), "runtime_bad_message");
+    }
+
+    #[test]
+    fn good_lines_parse_into_their_messages() {
+        let wait = parse_line(br#"{"type": "wait", "turn": "t", "untilMs": 5}"#).unwrap();
+        assert_eq!(wait, RuntimeMessage::Wait { turn: "t".into(), until_ms: Some(5) });
+        let emit = parse_line(br#"{"type": "emit", "turn": "t", "id": "e1", "event": {"type": "x"}}"#).unwrap();
+        assert_eq!(emit.turn(), Some("t"));
+    }
+
+    #[test]
+    fn a_quote_is_cut_at_256_characters() {
+        let long = "é".repeat(300);
+        let quoted = quote(long.as_bytes());
+        assert_eq!(quoted.chars().count(), 257);
+        assert!(quoted.ends_with('…'));
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of `process`, in one binary so the suite links once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+mod time;
+mod violations;

@@ -1,0 +1,73 @@
+//! Seating a stand-in runtime over the reference world and running one
+//! turn the way the conformance runner does.
+
+use sharedos_envelope::options::ExecuteOptions;
+use sharedos_model::execution::{ExecutionOptions, ExecutionResult, RuntimeManifest};
+use sharedos_process::launch::{Launch, SessionLimits};
+use sharedos_process::runtime::ProcessRuntime;
+use sharedos_process::seat::ProcessSeat;
+use sharedos_testkit::world::World;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The stand-in under `tests/standins` in `mode`, with short limits.
+pub fn standin(mode: &str) -> Launch {
+    let mut launch = Launch::new("python3");
+    launch.args = vec![format!("{}/tests/standins/standin.py", env!("CARGO_MANIFEST_DIR")), mode.to_string()];
+    launch.env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+    launch.limits = SessionLimits {
+        startup_timeout: Duration::from_secs(2),
+        busy_timeout: Duration::from_millis(1500),
+        max_line_bytes: 4096,
+        max_ignored_lines: 10,
+        stderr_tail_bytes: 1024,
+        shutdown_grace: Duration::from_millis(200),
+    };
+    launch
+}
+
+/// The manifest recorded when a runtime never said `ready`.
+pub fn fallback() -> RuntimeManifest {
+    RuntimeManifest { id: "process:test".into(), version: "0".into(), protocol_version: "1".into(), metadata: None }
+}
+
+/// What one turn left behind.
+pub struct Turn {
+    pub result: ExecutionResult,
+    /// Virtual milliseconds the turn took.
+    pub elapsed_ms: u128,
+    pub runtime: ProcessRuntime,
+}
+
+/// Runs one turn of `seat` over the baseline world, on a paused clock,
+/// with a turn deadline of `timeout_ms`.
+pub fn run_turn(seat: &Rc<ProcessSeat>, timeout_ms: u64) -> Turn {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+    runtime.block_on(async {
+        let world = World::baseline();
+        seat.prepare().await;
+        let process = ProcessRuntime::new(Rc::clone(seat), None);
+        let executor = world.executor(Rc::new(process.clone()), 0);
+        let options = ExecutionOptions { timeout_ms: Some(timeout_ms), ..ExecutionOptions::default() };
+        let request = world.request(Some(options));
+        let background = process.background();
+        let started = tokio::time::Instant::now();
+        let execution = executor.execute(request, ExecuteOptions::default());
+        tokio::pin!(execution);
+        let result = loop {
+            tokio::select! {
+                biased;
+                result = &mut execution => break result.unwrap(),
+                () = background.drive() => {}
+            }
+        };
+        let elapsed_ms = started.elapsed().as_millis();
+        process.finish().await;
+        Turn { result, elapsed_ms, runtime: process }
+    })
+}
+
+/// The code the turn's failure carries.
+pub fn code(turn: &Turn) -> String {
+    turn.result.error.as_ref().map(|e| e.code.clone()).unwrap_or_default()
+}

@@ -1,0 +1,34 @@
+//! Virtual time under a process seat: it passes only while the runtime
+//! waits, so a deadline never fires because a process took real time.
+
+use crate::support::{fallback, run_turn, standin};
+use sharedos_model::execution::ExecutionStatus;
+use sharedos_process::seat::ProcessSeat;
+use std::rc::Rc;
+
+#[test]
+fn a_runtime_that_works_in_real_time_does_not_move_the_paused_clock() {
+    let seat = Rc::new(ProcessSeat::new(standin("busy_then_complete"), fallback()));
+    let turn = run_turn(&seat, 100);
+    assert_eq!(turn.result.status, ExecutionStatus::Succeeded, "{:?}", turn.result.error);
+    assert_eq!(turn.elapsed_ms, 0, "300 ms of real work took no virtual time");
+}
+
+#[test]
+fn a_wait_with_an_instant_lands_on_it_and_a_call_is_answered() {
+    let seat = Rc::new(ProcessSeat::new(standin("wait_then_call"), fallback()));
+    let turn = run_turn(&seat, 60_000);
+    assert_eq!(turn.result.status, ExecutionStatus::Succeeded, "{:?}", turn.result.error);
+    assert_eq!(turn.result.output, Some(serde_json::json!({"at": "succeeded"})));
+    assert_eq!(turn.elapsed_ms, 5000);
+}
+
+#[test]
+fn the_runtime_manifest_is_the_one_it_said_ready_with() {
+    let seat = Rc::new(ProcessSeat::new(standin("complete"), fallback()));
+    let turn = run_turn(&seat, 1000);
+    assert_eq!(turn.result.status, ExecutionStatus::Succeeded);
+    assert_eq!(seat.manifest().id, "standin.complete");
+    let again = run_turn(&seat, 1000);
+    assert_eq!(again.result.status, ExecutionStatus::Succeeded, "one process serves many turns");
+}

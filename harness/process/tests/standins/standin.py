@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""A stand-in runtime for the process seat's tests: one mode per way a
+runtime can behave, or misbehave, under sharedos-runtime/1.
+
+    standin.py MODE
+
+Every mode answers `hello` with `ready` (unless the mode is about the
+handshake) and then handles each `turn` as the mode says.
+"""
+import json
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "complete"
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def raw(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def read():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+READ_POLICY = {"path": ["Workspace", "policy.md"]}
+
+
+def call(turn, call_id):
+    return {"id": call_id, "tool": "files.read", "arguments": READ_POLICY,
+            "traceId": turn["request"]["context"]["traceId"],
+            "requestedAt": turn["request"]["context"]["now"]}
+
+
+def complete(turn_id, output):
+    send({"type": "outcome", "turn": turn_id, "outcome": {"type": "complete", "output": output}})
+
+
+def main():
+    hello = read()
+    if MODE == "never_ready":
+        time.sleep(30)
+        return
+    if MODE == "protocol_mismatch":
+        send({"type": "ready", "protocol": "sharedos-runtime/0", "manifest": manifest()})
+        return
+    send({"type": "ready", "protocol": hello["protocol"], "manifest": manifest()})
+    while True:
+        message = read()
+        if message["type"] == "turn":
+            turn(message)
+        elif message["type"] == "closed":
+            pass
+
+
+def manifest():
+    return {"id": "standin." + MODE, "version": "1", "protocolVersion": "1"}
+
+
+def turn(message):
+    t = message["turn"]
+    if MODE == "complete":
+        complete(t, {"done": True})
+    elif MODE == "busy_then_complete":
+        # Works for 300 ms of real time against a 100 ms virtual deadline:
+        # the paused clock must not move while it works.
+        time.sleep(0.3)
+        complete(t, {"done": True})
+    elif MODE == "wait_then_call":
+        send({"type": "wait", "turn": t, "untilMs": 5000})
+        answer = read()
+        assert answer["type"] == "time", answer
+        send({"type": "invokeTool", "turn": t, "id": "c1", "call": call(message, "c1")})
+        send({"type": "wait", "turn": t})
+        answer = read()
+        assert answer["type"] == "toolResult", answer
+        complete(t, {"at": answer["result"]["status"]})
+    elif MODE == "not_json":
+        raw("this is not json\n")
+    elif MODE == "not_object":
+        raw("[1, 2, 3]\n")
+    elif MODE == "unknown_type":
+        send({"type": "hello", "turn": t})
+    elif MODE == "bad_message":
+        send({"type": "wait", "turn": t, "until": 5})
+    elif MODE == "duplicate_id":
+        send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
+        read()
+        send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
+    elif MODE == "wrong_turn":
+        send({"type": "wait", "turn": "another-turn"})
+    elif MODE == "exit_mid_turn":
+        sys.stderr.write("giving up\n")
+        sys.exit(3)
+    elif MODE == "unresponsive":
+        time.sleep(30)
+    elif MODE == "flood":
+        raw("\n" * 50)
+    elif MODE == "line_too_long":
+        raw("x" * 5000 + "\n")
+    elif MODE == "report_early":
+        send({"type": "report", "turn": t, "receipts": []})
+
+
+main()
