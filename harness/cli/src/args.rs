@@ -71,6 +71,10 @@ pub struct SelectArgs {
     /// Only these families (repeatable).
     #[arg(long = "family", value_name = "NAME")]
     pub families: Vec<String>,
+    /// Also seat the runtime this seat file describes, as column
+    /// `process:<name>` (repeatable).
+    #[arg(long = "seat", value_name = "FILE")]
+    pub seats: Vec<PathBuf>,
     /// How to print results.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

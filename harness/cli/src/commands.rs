@@ -5,7 +5,8 @@ use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
-use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::input::error::LoadError;
+use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
 use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
@@ -37,11 +38,15 @@ fn selection(select: &SelectArgs) -> Selection {
 }
 
 fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
-    let suite = load_suite(&select.root).map_err(|error| {
+    let invalid = |error: LoadError| {
         eprintln!("error: {error}");
         Exit::InvalidInput
-    })?;
-    let unknown_column = select.columns.iter().find(|c| !columns().iter().any(|k| k.id == c.as_str()));
+    };
+    let mut suite = load_suite(&select.root).map_err(invalid)?;
+    for file in &select.seats {
+        suite.add_seat(load_seat(file).map_err(invalid)?).map_err(invalid)?;
+    }
+    let unknown_column = select.columns.iter().find(|c| !columns(&suite.seats).iter().any(|k| k.id == c.as_str()));
     if let Some(column) = unknown_column {
         eprintln!("error: no column `{column}`");
         return Err(Exit::Usage);
@@ -88,7 +93,8 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
             return Exit::HarnessBug;
         }
     };
-    let full = selection == Selection::default();
+    // An extra seat is not the committed matrix: its reports are not written.
+    let full = selection == Selection::default() && args.select.seats.is_empty();
     let golden = golden_states(&args.select.root, &report, mode);
     let mut drift: Vec<String> = golden.values().filter_map(|state| state.drift().map(str::to_string)).collect();
     if full {

@@ -15,8 +15,9 @@ use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::cell::{assembly_input, run_cell, RecordContext};
-use sharedos_conformance::run::column::{column, ADVERSARY};
+use sharedos_conformance::run::column::{column, ADVERSARY_ID};
 use sharedos_conformance::run::matrix::{locate, plan, Selection};
+use sharedos_conformance::run::process_seats::WorkerSeats;
 use sharedos_conformance::run::record::assemble::assemble_record;
 use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
 use sharedos_conformance::run::world::World;
@@ -56,7 +57,7 @@ fn matrix_run(suite: &Suite, selection: &Selection, jobs: usize) -> Report {
 }
 
 fn whole_matrix(c: &mut Criterion, suite: &Suite) {
-    let adversary = Selection { columns: vec![ADVERSARY.id.to_string()], ..Selection::default() };
+    let adversary = Selection { columns: vec![ADVERSARY_ID.to_string()], ..Selection::default() };
     let everything = Selection::default();
     let mut group = c.benchmark_group("matrix");
     group.sample_size(10);
@@ -82,7 +83,7 @@ fn cell_key() -> CellKey {
 fn record_inputs(suite: &Suite) -> RecordInputs {
     let (case, condition, script) = locate(suite, &cell_key()).expect("the cell exists");
     let script = Rc::new(script.clone());
-    let kind = column(COLUMN).expect("the column exists").kind;
+    let kind = column(&[], COLUMN).expect("the column exists").kind;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -98,8 +99,9 @@ fn record_inputs(suite: &Suite) -> RecordInputs {
         )
         .expect("identity hashes");
         let memos = Rc::default();
-        let turns =
-            run_turns(&world, &condition.world, &script, &cell_key(), kind, &memos).await.expect("the turns run");
+        let turns = run_turns(&world, &condition.world, &script, &cell_key(), kind, &memos, &WorkerSeats::default())
+            .await
+            .expect("the turns run");
         let turn = turns.into_iter().next().expect("one turn ran");
         (turn, world.fixtures.audit.events(), identity, world.requested_tools.clone())
     });
@@ -133,7 +135,7 @@ fn one_cell(c: &mut Criterion, suite: &Suite) {
     let (case, condition, script) = locate(suite, &cell_key()).expect("the cell exists");
     let script = Rc::new(script.clone());
     c.bench_function("cell/forged-grant_baseline", |b| {
-        b.iter(|| black_box(run_cell(case, condition, &script, COLUMN).expect("the cell runs")));
+        b.iter(|| black_box(run_cell(case, condition, &script, &[], COLUMN).expect("the cell runs")));
     });
 }
 
@@ -190,7 +192,9 @@ fn main() {
         let suite = suite();
         let (case, condition, script) = locate(&suite, &cell_key()).expect("the cell exists");
         let script = Rc::new(script.clone());
-        return profile(&times, || drop(black_box(run_cell(case, condition, &script, COLUMN).expect("the cell runs"))));
+        return profile(&times, || {
+            drop(black_box(run_cell(case, condition, &script, &[], COLUMN).expect("the cell runs")))
+        });
     }
     benches();
     Criterion::default().configure_from_args().final_summary();

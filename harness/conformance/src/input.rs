@@ -5,4 +5,5 @@ pub mod case;
 pub mod error;
 pub mod loader;
 pub mod script;
+pub mod seat;
 pub mod world_options;

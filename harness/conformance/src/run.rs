@@ -8,6 +8,8 @@ pub mod cell;
 pub mod column;
 pub mod matrix;
 pub mod messaging;
+pub mod process_script;
+pub mod process_seats;
 pub mod record;
 pub mod request;
 pub mod seat;

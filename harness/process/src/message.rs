@@ -201,6 +201,9 @@ pub enum RuntimeMessage {
         /// Milliseconds since the turn's origin.
         #[serde(default)]
         until_ms: Option<u64>,
+        /// How many lines the runtime has read from the harness so far: the
+        /// wait stands only when it has read every line written.
+        seen: u64,
     },
     /// The plugin returned.
     Outcome {

@@ -2,16 +2,18 @@
 //! `sharedos-runtime/1` with a [`Session`] for one turn, mapping every
 //! request onto the five host members and every answer back.
 //!
-//! The calls a runtime leaves in flight, its `wait` timers and the
-//! draining watcher run on [`ProcessRuntime::background`], which the
-//! runner drives beside the turn and after it, so an answer that lands
-//! after the runtime returned (or was stopped) still reaches it. After the
-//! turn the runner calls [`ProcessRuntime::finish`]: the runtime is told
-//! `closed`, makes any after-close requests, and (a scripted seat) sends
-//! its receipts.
+//! The runtime is served for the whole turn by a loop on
+//! [`ProcessRuntime::background`], which the runner drives beside the turn
+//! and after it: calls left in flight, `wait` timers and the draining
+//! watcher run there too, so an answer that lands after the runtime
+//! returned (or was stopped) still reaches it, and its requests are
+//! answered whenever they come. After the turn the runner calls
+//! [`ProcessRuntime::finish`]: the runtime is told `closed`, makes any
+//! after-close requests, and (a scripted seat) sends its receipts.
 
 use crate::message::{HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage};
 use crate::seat::ProcessSeat;
+use crate::session::Session;
 use crate::violation::Violation;
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
@@ -27,6 +29,17 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// Builds a scripted seat's `script` for the request the turn hands it.
+pub type ScriptFor = Rc<dyn Fn(&RuntimeTurnRequest) -> Value>;
+
+/// How the runtime ended its turn, as the serving loop hands it to `run`.
+enum Ending {
+    Outcome(Value),
+    Thrown(String),
+    Violation(Violation),
+}
 
 /// What one turn's runtime shares with the runner driving it.
 #[derive(Default)]
@@ -36,8 +49,16 @@ struct TurnShared {
     background: TaskSet,
     ids: RefCell<BTreeSet<String>>,
     origin: Cell<Option<tokio::time::Instant>>,
+    /// `run` ended, or was stopped (and `abort` written).
     ended: Cell<bool>,
+    /// Where the serving loop hands the runtime's ending to `run`.
+    ending: RefCell<Option<oneshot::Sender<Ending>>>,
+    /// The runtime sent its ending (or `run` no longer waits for one).
+    ending_received: Cell<bool>,
+    /// The turn is over: timers, the watcher and the loop stop.
     done: AbortSignal,
+    /// The serving loop has ended (report, violation, or stopped).
+    served: AbortSignal,
     violation: RefCell<Option<Violation>>,
     receipts: RefCell<Option<Vec<Map<String, Value>>>>,
 }
@@ -46,7 +67,7 @@ struct TurnShared {
 #[derive(Clone)]
 pub struct ProcessRuntime {
     seat: Rc<ProcessSeat>,
-    script: Option<Rc<Value>>,
+    script: Option<ScriptFor>,
     shared: Rc<TurnShared>,
 }
 
@@ -56,29 +77,12 @@ impl std::fmt::Debug for ProcessRuntime {
     }
 }
 
-/// When a serving loop hands control back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Until {
-    /// At the turn's outcome (or throw).
-    Outcome,
-    /// At the runtime's report, after `closed`.
-    Report,
-}
-
-/// How a serving loop ended.
-enum Served {
-    Outcome(Value),
-    Thrown(String),
-    Report(Vec<Map<String, Value>>),
-    Violation(Violation),
-}
-
 impl ProcessRuntime {
-    /// The runtime of `seat` for one turn; a scripted seat passes the
-    /// turn's prepared `script`.
+    /// The runtime of `seat` for one turn; a scripted seat passes how the
+    /// turn's `script` is built from its request.
     #[must_use]
-    pub fn new(seat: Rc<ProcessSeat>, script: Option<Value>) -> ProcessRuntime {
-        ProcessRuntime { seat, script: script.map(Rc::new), shared: Rc::default() }
+    pub fn new(seat: Rc<ProcessSeat>, script: Option<ScriptFor>) -> ProcessRuntime {
+        ProcessRuntime { seat, script, shared: Rc::default() }
     }
 
     /// What the runner drives beside the turn and after it.
@@ -91,26 +95,18 @@ impl ProcessRuntime {
     /// after-close requests and (a scripted seat) waits for its report.
     pub async fn finish(&self) {
         let turn = self.shared.turn.borrow().clone();
-        let session = self.seat.session();
-        if let (Some(session), true) = (&session, self.shared.violation.borrow().is_none() && !turn.is_empty()) {
-            session.write(&HarnessMessage::Closed { turn: &turn });
+        if let Some(session) = self.seat.session().filter(|_| !turn.is_empty()) {
+            if self.shared.violation.borrow().is_none() {
+                session.write(&HarnessMessage::Closed { turn: &turn });
+            }
             if self.script.is_some() {
-                let served = self.serve(Until::Report);
-                tokio::pin!(served);
-                let served = loop {
-                    tokio::select! {
-                        biased;
-                        served = &mut served => break served,
-                        () = self.shared.background.drive() => {}
-                    }
-                };
-                match served {
-                    Served::Report(receipts) => *self.shared.receipts.borrow_mut() = Some(receipts),
-                    Served::Violation(violation) => self.broke(violation),
-                    Served::Outcome(_) | Served::Thrown(_) => {}
+                let served = self.shared.served.clone();
+                tokio::select! {
+                    biased;
+                    () = served.aborted() => {}
+                    () = self.shared.background.drive() => {}
                 }
             }
-            session.idle();
         }
         self.shared.done.abort(AbortReason::TurnClosed);
         self.shared.background.drive_to_completion().await;
@@ -132,75 +128,89 @@ impl ProcessRuntime {
     }
 
     fn broke(&self, violation: Violation) {
+        if let Some(ending) = self.shared.ending.borrow_mut().take() {
+            let _ = ending.send(Ending::Violation(violation.clone()));
+        }
         *self.shared.violation.borrow_mut() = Some(violation);
         self.seat.discard();
     }
 
-    /// Reads and answers the runtime's messages until `until`.
-    async fn serve(&self, until: Until) -> Served {
-        let (Some(session), Some(host)) = (self.seat.session(), self.shared.host.borrow().clone()) else {
-            return Served::Violation(Violation::Exited { stderr: String::new() });
-        };
+    /// Reads and answers the runtime's messages until its report, a
+    /// violation, or the end of the turn.
+    async fn serve(self, session: Rc<Session>, host: RuntimeHost) {
+        let done = self.shared.done.clone();
         loop {
-            let message = match session.next().await {
-                Ok(message) => message,
-                Err(violation) => return Served::Violation(violation),
+            let message = tokio::select! {
+                biased;
+                () = done.aborted() => break,
+                message = session.next() => message,
             };
-            let turn = self.shared.turn.borrow().clone();
-            match message.turn() {
-                Some(named) if named != turn => {
-                    return Served::Violation(Violation::WrongTurn { named: named.to_string(), running: turn })
-                }
-                None => return Served::Violation(Violation::OutOfOrder { kind: "ready".into() }),
-                Some(_) => {}
-            }
-            match message {
-                RuntimeMessage::InvokeTool { id, call, options, .. } => {
-                    if let Err(violation) = self.claim(&id) {
-                        return Served::Violation(violation);
-                    }
-                    self.invoke(&host, id, call, options);
-                }
-                RuntimeMessage::Emit { id, event, .. } => {
-                    if let Err(violation) = self.claim(&id) {
-                        return Served::Violation(violation);
-                    }
-                    let answer = host.emit(RuntimeEvent { kind: event.kind, data: event.data });
-                    self.answer_host(&id, answer);
-                }
-                RuntimeMessage::Annotate { id, key, value, .. } => {
-                    if let Err(violation) = self.claim(&id) {
-                        return Served::Violation(violation);
-                    }
-                    let answer = host.annotate(&key, value);
-                    self.answer_host(&id, answer);
-                }
-                RuntimeMessage::Wait { until_ms, .. } => {
-                    session.idle();
-                    if let Some(ms) = until_ms {
-                        self.wake_at(ms);
-                    }
-                }
-                RuntimeMessage::Outcome { outcome, .. } if until == Until::Outcome => {
-                    return Served::Outcome(outcome);
-                }
-                RuntimeMessage::Thrown { error, .. } if until == Until::Outcome => {
-                    return Served::Thrown(error.message);
-                }
-                RuntimeMessage::Report { receipts, .. } if until == Until::Report => {
-                    return Served::Report(receipts);
-                }
-                RuntimeMessage::Outcome { .. } | RuntimeMessage::Thrown { .. } => {
-                    return Served::Violation(Violation::AfterOutcome { kind: "a second ending".into() })
-                }
-                RuntimeMessage::Report { .. } => {
-                    return Served::Violation(Violation::OutOfOrder { kind: "report".into() })
-                }
-                RuntimeMessage::Ready { .. } => {
-                    return Served::Violation(Violation::OutOfOrder { kind: "ready".into() })
+            match message.and_then(|message| self.handle(&session, &host, message)) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(violation) => {
+                    self.broke(violation);
+                    break;
                 }
             }
         }
+        self.shared.served.abort(AbortReason::TurnClosed);
+    }
+
+    /// Answers one message; `false` once the runtime reported.
+    fn handle(&self, session: &Session, host: &RuntimeHost, message: RuntimeMessage) -> Result<bool, Violation> {
+        let turn = self.shared.turn.borrow().clone();
+        match message.turn() {
+            Some(named) if named != turn => {
+                return Err(Violation::WrongTurn { named: named.to_string(), running: turn })
+            }
+            None => return Err(Violation::OutOfOrder { kind: "ready".into() }),
+            Some(_) => {}
+        }
+        match message {
+            RuntimeMessage::InvokeTool { id, call, options, .. } => {
+                self.claim(&id)?;
+                self.invoke(host, id, call, options);
+            }
+            RuntimeMessage::Emit { id, event, .. } => {
+                self.claim(&id)?;
+                let answer = host.emit(RuntimeEvent { kind: event.kind, data: event.data });
+                answer_host(session, &turn, &id, answer);
+            }
+            RuntimeMessage::Annotate { id, key, value, .. } => {
+                self.claim(&id)?;
+                answer_host(session, &turn, &id, host.annotate(&key, value));
+            }
+            RuntimeMessage::Wait { until_ms, seen, .. } => {
+                session.waits(seen);
+                if let Some(ms) = until_ms {
+                    self.wake_at(ms);
+                }
+            }
+            RuntimeMessage::Outcome { outcome, .. } => self.ended_with(session, Ending::Outcome(outcome))?,
+            RuntimeMessage::Thrown { error, .. } => self.ended_with(session, Ending::Thrown(error.message))?,
+            RuntimeMessage::Report { receipts, .. } if self.shared.ended.get() => {
+                session.idle();
+                *self.shared.receipts.borrow_mut() = Some(receipts);
+                return Ok(false);
+            }
+            RuntimeMessage::Report { .. } => return Err(Violation::OutOfOrder { kind: "report".into() }),
+            RuntimeMessage::Ready { .. } => return Err(Violation::OutOfOrder { kind: "ready".into() }),
+        }
+        Ok(true)
+    }
+
+    /// The runtime's ending: handed to `run`, once. One that arrives after
+    /// the turn was stopped came too late to count, not twice.
+    fn ended_with(&self, session: &Session, ending: Ending) -> Result<(), Violation> {
+        session.idle();
+        if self.shared.ending_received.replace(true) {
+            return Err(Violation::AfterOutcome { kind: "a second ending".into() });
+        }
+        if let Some(sender) = self.shared.ending.borrow_mut().take() {
+            let _ = sender.send(ending);
+        }
+        Ok(())
     }
 
     fn claim(&self, id: &str) -> Result<(), Violation> {
@@ -227,15 +237,6 @@ impl ProcessRuntime {
         });
     }
 
-    fn answer_host(&self, id: &str, answer: Result<(), HostError>) {
-        let Some(session) = self.seat.session() else { return };
-        let turn = self.shared.turn.borrow().clone();
-        match answer {
-            Ok(()) => session.write(&HarnessMessage::Ack { turn: &turn, id }),
-            Err(error) => session.write(&HarnessMessage::HostError { turn: &turn, id, error: host_error(&error) }),
-        }
-    }
-
     /// Writes `time` once the turn reaches `ms` after its origin.
     fn wake_at(&self, ms: u64) {
         let origin = self.shared.origin.get().unwrap_or_else(tokio::time::Instant::now);
@@ -243,6 +244,10 @@ impl ProcessRuntime {
         self.shared.background.spawn(async move {
             tokio::select! {
                 () = tokio::time::sleep_until(origin + Duration::from_millis(ms)) => {
+                    // A signal that fires at this very instant (the drain)
+                    // is told first, as a runtime seated in process sees it
+                    // fired when its own timer resumes it.
+                    tokio::task::yield_now().await;
                     let now = tokio::time::Instant::now().saturating_duration_since(origin).as_millis();
                     if let Some(session) = seat.session() {
                         session.write(&HarnessMessage::Time { turn: &turn, now_ms: u64::try_from(now).unwrap_or(u64::MAX) });
@@ -269,18 +274,23 @@ impl ProcessRuntime {
     }
 
     /// The turn's ending for a violation: a failure with its own code.
-    fn violated(&self, violation: Violation) -> Value {
-        let code = violation.code();
+    fn violated(&self, violation: &Violation) -> Value {
         let mut details = Map::new();
         details.insert("violation".into(), json!(violation.to_string()));
         let error = ProtocolError {
-            code: code.to_string(),
+            code: violation.code().to_string(),
             message: format!("the runtime broke sharedos-runtime/1: {violation}").chars().take(4096).collect(),
             retryable: Some(false),
             details: Some(details),
         };
-        self.broke(violation);
         fail(error)
+    }
+}
+
+fn answer_host(session: &Session, turn: &str, id: &str, answer: Result<(), HostError>) {
+    match answer {
+        Ok(()) => session.write(&HarnessMessage::Ack { turn, id }),
+        Err(error) => session.write(&HarnessMessage::HostError { turn, id, error: host_error(&error) }),
     }
 }
 
@@ -292,10 +302,9 @@ struct AbortOnDrop {
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        if self.runtime.shared.ended.get() {
+        if self.runtime.shared.ended.replace(true) {
             return;
         }
-        self.runtime.shared.ended.set(true);
         let turn = self.runtime.shared.turn.borrow().clone();
         if let Some(session) = self.runtime.seat.session() {
             let reason = self.signal.reason().map_or("turn_closed", |r| reason_code(&r));
@@ -323,24 +332,31 @@ impl RuntimePlugin for ProcessRuntime {
                 Ok(session) => session,
                 Err(violation) => {
                     self.shared.ended.set(true);
-                    return Ok(self.violated(violation));
+                    let ending = self.violated(&violation);
+                    *self.shared.violation.borrow_mut() = Some(violation);
+                    return Ok(ending);
                 }
             };
-            let _abort = AbortOnDrop { runtime: self.clone(), signal: signal.clone() };
+            let abort = AbortOnDrop { runtime: self.clone(), signal: signal.clone() };
+            let (sender, ending) = oneshot::channel();
+            *self.shared.ending.borrow_mut() = Some(sender);
+            let script = self.script.as_ref().map(|build| build(&request));
             session.write(&HarnessMessage::Turn {
                 turn: &request.execution_id,
                 request: &request,
                 limits: host.limits(),
-                script: self.script.as_deref(),
+                script: script.as_ref(),
             });
             self.watch_draining(host.draining());
-            let served = self.serve(Until::Outcome).await;
+            self.shared.background.spawn(self.clone().serve(session, host));
+            let ending = ending.await;
             self.shared.ended.set(true);
-            match served {
-                Served::Outcome(outcome) => Ok(outcome),
-                Served::Thrown(message) => Err(RuntimeFailure::message(message)),
-                Served::Violation(violation) => Ok(self.violated(violation)),
-                Served::Report(_) => Ok(self.violated(Violation::OutOfOrder { kind: "report".into() })),
+            drop(abort);
+            match ending {
+                Ok(Ending::Outcome(outcome)) => Ok(outcome),
+                Ok(Ending::Thrown(message)) => Err(RuntimeFailure::message(message)),
+                Ok(Ending::Violation(violation)) => Ok(self.violated(&violation)),
+                Err(_) => Ok(self.violated(&Violation::Exited { stderr: String::new() })),
             }
         })
     }

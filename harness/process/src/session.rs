@@ -62,6 +62,7 @@ pub struct Session {
     limits: SessionLimits,
     clock: Clock,
     command: String,
+    written: std::cell::Cell<u64>,
 }
 
 impl std::fmt::Debug for Session {
@@ -118,6 +119,7 @@ impl Session {
             limits: launch.limits.clone(),
             clock: launch.clock,
             command: launch.command.clone(),
+            written: std::cell::Cell::new(0),
         })
     }
 
@@ -153,6 +155,7 @@ impl Session {
     fn write_busy(&self, message: &HarnessMessage<'_>, limit: Duration) {
         let Ok(mut line) = serde_json::to_vec(message) else { return };
         line.push(b'\n');
+        self.written.set(self.written.get() + 1);
         if let Some(input) = lock(&self.input).as_ref() {
             let _ = input.send(line);
         }
@@ -165,6 +168,15 @@ impl Session {
     /// The runtime said it is idle: virtual time may pass.
     pub fn idle(&self) {
         lock(&self.busy).take();
+    }
+
+    /// The runtime waits having read `seen` lines: idle only when it has
+    /// read every line written (a wait sent before it read a later line is
+    /// stale, and the runtime will say wait again).
+    pub fn waits(&self, seen: u64) {
+        if seen >= self.written.get() {
+            self.idle();
+        }
     }
 
     /// The next message, skipping (and counting) blank lines.

@@ -183,14 +183,14 @@ mod tests {
         assert_eq!(code(r#"{"type": "hello"}"#), "runtime_unknown_type");
         assert_eq!(code(r#"{"turn": "t"}"#), "runtime_unknown_type");
         assert_eq!(code(r#"{"type": "wait"}"#), "runtime_bad_message");
-        assert_eq!(code(r#"{"type": "wait", "turn": "t", "extra": 1}"#), "runtime_bad_message");
-        assert_eq!(code(r#"{"type": "wait", "turn": "t", "untilMs": "soon"}"#), "runtime_bad_message");
+        assert_eq!(code(r#"{"type": "wait", "turn": "t", "seen": 1, "extra": 1}"#), "runtime_bad_message");
+        assert_eq!(code(r#"{"type": "wait", "turn": "t", "seen": 1, "untilMs": "soon"}"#), "runtime_bad_message");
     }
 
     #[test]
     fn good_lines_parse_into_their_messages() {
-        let wait = parse_line(br#"{"type": "wait", "turn": "t", "untilMs": 5}"#).unwrap();
-        assert_eq!(wait, RuntimeMessage::Wait { turn: "t".into(), until_ms: Some(5) });
+        let wait = parse_line(br#"{"type": "wait", "turn": "t", "untilMs": 5, "seen": 2}"#).unwrap();
+        assert_eq!(wait, RuntimeMessage::Wait { turn: "t".into(), until_ms: Some(5), seen: 2 });
         let emit = parse_line(br#"{"type": "emit", "turn": "t", "id": "e1", "event": {"type": "x"}}"#).unwrap();
         assert_eq!(emit.turn(), Some("t"));
     }

@@ -8,6 +8,7 @@
 use crate::input::case::Case;
 use crate::input::error::{LoadError, LoadErrorKind, Site};
 use crate::input::script::AttackScript;
+use crate::input::seat::{Seat, SeatFile, SEATS_DIR};
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
@@ -25,6 +26,7 @@ pub const CASES_DIR: &str = "cases";
 enum Format {
     Adversary,
     Case,
+    Seat,
 }
 
 /// Parses and checks one adversary file's text. `file` is the name used in
@@ -36,6 +38,32 @@ pub fn parse_script(file: &Path, text: &str) -> Result<AttackScript, LoadError> 
     let script: AttackScript = parse_document(file, text, Format::Adversary)?;
     script.check(&Site::root(file))?;
     Ok(script)
+}
+
+/// Parses and checks one seat file's text; `folder` is where its relative
+/// working directory starts.
+///
+/// # Errors
+/// The first problem found, with its pointer.
+pub fn parse_seat(file: &Path, folder: &Path, text: &str) -> Result<Seat, LoadError> {
+    let seat: SeatFile = parse_document(file, text, Format::Seat)?;
+    seat.into_seat(file, folder)
+}
+
+/// Reads a seat file from anywhere (`--seat FILE`).
+///
+/// # Errors
+/// When it cannot be read, or does not parse or validate.
+pub fn load_seat(path: &Path) -> Result<Seat, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        kind: LoadErrorKind::Unreadable,
+        file: path.to_path_buf(),
+        pointer: String::new(),
+        expected: format!("a readable file ({e})"),
+    })?;
+    let folder = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+    parse_seat(path, &folder, &text)
 }
 
 /// Parses and checks one case file's text (without resolving its adversary).
@@ -202,6 +230,8 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// Adversary scripts by id.
     pub scripts: BTreeMap<String, AttackScript>,
+    /// Seats of process columns, sorted by column id.
+    pub seats: Vec<Seat>,
 }
 
 impl Suite {
@@ -239,7 +269,25 @@ impl Suite {
             .filter(|(id, _)| cases.iter().any(|c| &c.adversary == *id))
             .map(|(id, s)| (id.clone(), s.clone()))
             .collect();
-        Suite { cases, scripts }
+        Suite { cases, scripts, seats: self.seats.clone() }
+    }
+
+    /// Adds a seat from outside the suite.
+    ///
+    /// # Errors
+    /// When a seat with the same column id is already there.
+    pub fn add_seat(&mut self, seat: Seat) -> Result<(), LoadError> {
+        if self.seats.iter().any(|s| s.column_id == seat.column_id) {
+            return Err(LoadError {
+                kind: LoadErrorKind::DuplicateId,
+                file: seat.file.clone(),
+                pointer: "/name".to_string(),
+                expected: format!("a seat name no other seat uses (`{}` is taken)", seat.column_id),
+            });
+        }
+        self.seats.push(seat);
+        self.seats.sort_by(|a, b| a.column_id.cmp(&b.column_id));
+        Ok(())
     }
 }
 
@@ -274,7 +322,25 @@ pub fn load_suite(root: &Path) -> Result<Suite, LoadError> {
         }
         cases.insert(case.id.clone(), case);
     }
-    Ok(Suite { cases: cases.into_values().collect(), scripts })
+    let mut suite = Suite { cases: cases.into_values().collect(), scripts, seats: Vec::new() };
+    for seat in load_committed_seats(root)? {
+        suite.add_seat(seat)?;
+    }
+    Ok(suite)
+}
+
+/// Every seat file of `harness/seats/` (none when the folder is absent).
+fn load_committed_seats(root: &Path) -> Result<Vec<Seat>, LoadError> {
+    if !root.join(SEATS_DIR).is_dir() {
+        return Ok(Vec::new());
+    }
+    let folder = std::fs::canonicalize(root.join(SEATS_DIR)).unwrap_or_else(|_| root.join(SEATS_DIR));
+    let mut seats = Vec::new();
+    for file in list_documents(root, SEATS_DIR)? {
+        let text = read_text(root, &file)?;
+        seats.push(parse_seat(&file, &folder, &text)?);
+    }
+    Ok(seats)
 }
 
 /// A document and what parsing it gave.

@@ -32,7 +32,9 @@ impl CellKey {
     /// Where its snapshot lives below the golden directory.
     #[must_use]
     pub fn relative_path(&self) -> PathBuf {
-        PathBuf::from(&self.case).join(format!("{}.{}.json", self.condition, self.column))
+        // A seat's column id (`process:<name>`) holds a colon, which not every
+        // file system allows in a name; it is written as a dot.
+        PathBuf::from(&self.case).join(format!("{}.{}.json", self.condition, self.column.replace(':', ".")))
     }
 }
 

@@ -94,7 +94,7 @@ fn report_with(
         row.cells.push(cell);
     }
     let selected_columns = selection
-        .columns()
+        .columns(suite)
         .into_iter()
         .map(|c| ColumnHeader { id: c.id.to_string(), label: c.label.to_string() })
         .collect();

@@ -2,11 +2,14 @@
 //! it: the declared arguments plus, for a forgery, a schema-valid grant
 //! built from the turn's own context and carried as plain data.
 
-use crate::input::script::{Attempt, Forge};
+use crate::grade::receipt::derived_call_id;
+use crate::input::script::{AttackScript, Attempt, Forge};
 use serde_json::{Map, Value};
 use sharedos_model::access::{AccessContext, RuntimeVisibleContext};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Constraints, Grant};
+use sharedos_model::execution::RuntimeTurnRequest;
+use sharedos_model::tool::ToolCall;
 
 /// The parts of a turn's context a forgery copies, so that it is
 /// schema-valid and names the turn's own principals.
@@ -73,4 +76,19 @@ fn forged_grant(forge: &Forge, context: &IssueContext) -> Value {
         metadata: None,
     };
     serde_json::to_value(grant).unwrap_or(Value::Null)
+}
+
+/// The call an attempt makes in the turn `request` describes: its derived
+/// id, the tool, the arguments above, the turn's trace and instant; `None`
+/// for an attempt that names no tool.
+#[must_use]
+pub fn attempt_call(script: &AttackScript, attempt: &Attempt, request: &RuntimeTurnRequest) -> Option<ToolCall> {
+    let tool = attempt.tool.clone()?;
+    Some(ToolCall {
+        id: derived_call_id(&request.execution_id, &script.id, &attempt.id),
+        tool,
+        arguments: attempt_arguments(attempt, &IssueContext::from(&request.context)),
+        trace_id: request.context.trace_id.clone(),
+        requested_at: request.context.now.clone(),
+    })
 }

@@ -2,6 +2,7 @@
 //! clock, a record per turn, the judge over the last record.
 
 use super::cache::RunCache;
+use super::process_seats::WorkerSeats;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::grade::completeness::check_completeness;
 use crate::grade::judge::cell::assemble_cell;
@@ -13,6 +14,7 @@ use crate::identity::sets::record_hash;
 use crate::identity::world::policy_hash;
 use crate::input::case::{Case, Condition};
 use crate::input::script::AttackScript;
+use crate::input::seat::Seat;
 use crate::output::golden::{CellKey, GoldenComparison, Snapshot};
 use crate::output::manifest::{Cell, CellEvidence, TurnEvidence};
 use crate::output::snapshot::cell_snapshot;
@@ -90,9 +92,10 @@ pub fn run_cell(
     case: &Case,
     condition: &Condition,
     script: &Rc<AttackScript>,
+    seats: &[Seat],
     column_id: &str,
 ) -> Result<CellRun, CellError> {
-    Row::new(case, condition, Rc::clone(script), &Arc::default()).run_cell(column_id)
+    Row::new(case, condition, Rc::clone(script), &Arc::default(), &WorkerSeats::new(seats)).run_cell(column_id)
 }
 
 /// One row of the matrix (a case under one condition): what its cells share
@@ -102,24 +105,27 @@ pub struct Row<'s> {
     case: &'s Case,
     condition: &'s Condition,
     script: Rc<AttackScript>,
-    /// What its cells remember, shared with other rows the same worker runs.
+    /// What its cells remember, shared with every row of the run.
     cache: &'s Arc<RunCache>,
+    /// The worker's process seats.
+    seats: &'s WorkerSeats,
     /// The identity hashes, written by the first cell that runs: they cover
     /// the case, the script, the condition and its world, never the column.
     identity: OnceCell<Identity>,
 }
 
 impl<'s> Row<'s> {
-    /// The row of `case` under `condition`, played by `script`, its worlds
-    /// remembering hashes in `memos`.
+    /// The row of `case` under `condition`, played by `script`, with the
+    /// run's `cache` and the worker's process `seats`.
     #[must_use]
     pub fn new(
         case: &'s Case,
         condition: &'s Condition,
         script: Rc<AttackScript>,
         cache: &'s Arc<RunCache>,
+        seats: &'s WorkerSeats,
     ) -> Row<'s> {
-        Row { case, condition, script, cache, identity: OnceCell::new() }
+        Row { case, condition, script, cache, seats, identity: OnceCell::new() }
     }
 
     /// Runs the row's cell in `column_id` on its own current-thread runtime
@@ -155,11 +161,12 @@ impl<'s> Row<'s> {
 async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellError> {
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
-    let column = column(column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
+    let column =
+        column(row.seats.seats(), column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
     let world = World::build(&condition.world)?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
-    let turns = run_turns(&world, &condition.world, script, &key, column.kind, row.cache).await?;
+    let turns = run_turns(&world, &condition.world, script, &key, column.kind, row.cache, row.seats).await?;
     let after_result = activity_after_result(&world).await;
     let records_of = RecordContext {
         case,

@@ -4,6 +4,7 @@
 use crate::grade::judge::attempt::GradingLimits;
 use crate::input::case::Condition;
 use crate::input::script::{AttackScript, MoveKind, TerminalKind};
+use crate::input::seat::Seat;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 
@@ -17,44 +18,57 @@ pub enum ColumnKind {
     /// The standard loop with the eval driver reading a vendor's frames from
     /// a transcript written by that vendor's frame writer.
     VendorScripted(Vendor),
+    /// A runtime seated from outside (the suite's seat at this index),
+    /// speaking `sharedos-runtime/1`; a scripted seat makes every step
+    /// itself and reports its receipts, as the adversary does.
+    Process(usize),
 }
 
 /// A column of the matrix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColumnSpec {
-    /// Column id (SharedOS's spelling).
-    pub id: &'static str,
+    /// Column id (SharedOS's spelling; `process:<name>` for a seat).
+    pub id: String,
     /// Display label.
-    pub label: &'static str,
+    pub label: String,
     /// The runtime it seats.
     pub kind: ColumnKind,
 }
 
-/// The scripted adversary column.
-pub const ADVERSARY: ColumnSpec =
-    ColumnSpec { id: "adversary-embedded", label: "Adversary", kind: ColumnKind::Adversary };
+/// The scripted adversary column's id.
+pub const ADVERSARY_ID: &str = "adversary-embedded";
 
-/// Every column this harness runs, in manifest order.
+/// The columns built into the harness, in manifest order.
+const BUILT_IN: [(&str, &str, ColumnKind); 6] = [
+    (ADVERSARY_ID, "Adversary", ColumnKind::Adversary),
+    ("model-scripted", "Standard", ColumnKind::ModelScripted),
+    ("codex-scripted", "Codex", ColumnKind::VendorScripted(Vendor::Codex)),
+    ("claude-code-scripted", "Claude Code", ColumnKind::VendorScripted(Vendor::ClaudeCode)),
+    ("deepseek-scripted", "DeepSeek", ColumnKind::VendorScripted(Vendor::DeepSeek)),
+    ("pi-scripted", "Pi", ColumnKind::VendorScripted(Vendor::Pi)),
+];
+
+/// Every column of a run, in manifest order: the built-in ones, then one
+/// per seat, in column-id order.
 #[must_use]
-pub fn columns() -> Vec<ColumnSpec> {
-    vec![
-        ADVERSARY,
-        ColumnSpec { id: "model-scripted", label: "Standard", kind: ColumnKind::ModelScripted },
-        ColumnSpec { id: "codex-scripted", label: "Codex", kind: ColumnKind::VendorScripted(Vendor::Codex) },
-        ColumnSpec {
-            id: "claude-code-scripted",
-            label: "Claude Code",
-            kind: ColumnKind::VendorScripted(Vendor::ClaudeCode),
-        },
-        ColumnSpec { id: "deepseek-scripted", label: "DeepSeek", kind: ColumnKind::VendorScripted(Vendor::DeepSeek) },
-        ColumnSpec { id: "pi-scripted", label: "Pi", kind: ColumnKind::VendorScripted(Vendor::Pi) },
-    ]
+pub fn columns(seats: &[Seat]) -> Vec<ColumnSpec> {
+    let built_in = BUILT_IN.iter().map(|(id, label, kind)| ColumnSpec {
+        id: (*id).to_string(),
+        label: (*label).to_string(),
+        kind: *kind,
+    });
+    let seated = seats.iter().enumerate().map(|(index, seat)| ColumnSpec {
+        id: seat.column_id.clone(),
+        label: seat.label.clone(),
+        kind: ColumnKind::Process(index),
+    });
+    built_in.chain(seated).collect()
 }
 
 /// The column with this id.
 #[must_use]
-pub fn column(id: &str) -> Option<ColumnSpec> {
-    columns().into_iter().find(|c| c.id == id)
+pub fn column(seats: &[Seat], id: &str) -> Option<ColumnSpec> {
+    columns(seats).into_iter().find(|c| c.id == id)
 }
 
 /// What a column declares about one row before it runs.
@@ -70,7 +84,7 @@ impl ColumnKind {
     /// Whether a driver sits between the script and the host.
     #[must_use]
     pub fn is_driven(self) -> bool {
-        !matches!(self, ColumnKind::Adversary)
+        !matches!(self, ColumnKind::Adversary | ColumnKind::Process(_))
     }
 
     fn seat_noun(self) -> &'static str {
@@ -78,6 +92,7 @@ impl ColumnKind {
             ColumnKind::Adversary => "the adversary",
             ColumnKind::ModelScripted => "a model",
             ColumnKind::VendorScripted(_) => "a harness",
+            ColumnKind::Process(_) => "a process",
         }
     }
 
@@ -96,7 +111,7 @@ impl ColumnKind {
 
     /// The reason a condition declares for this column, if any.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
-        let id = columns().into_iter().find(|c| c.kind == self)?.id;
+        let (id, _, _) = BUILT_IN.iter().find(|(_, _, kind)| *kind == self)?;
         condition.not_applicable_reason(id).map(str::to_string)
     }
 

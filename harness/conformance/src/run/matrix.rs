@@ -3,6 +3,7 @@
 
 use super::cache::RunCache;
 use super::cell::{run_cell, CellError, CellRun, Row};
+use super::process_seats::WorkerSeats;
 use crate::grade::judge::cell::declared_cell;
 use crate::grade::judge::CellStatus;
 use crate::input::case::{Case, Condition};
@@ -36,13 +37,13 @@ impl Selection {
     }
 
     fn keeps_column(&self, column: &ColumnSpec) -> bool {
-        self.columns.is_empty() || self.columns.iter().any(|c| c == column.id)
+        self.columns.is_empty() || self.columns.contains(&column.id)
     }
 
-    /// The selected columns, in manifest order.
+    /// The selected columns of `suite` (its seats included), in manifest order.
     #[must_use]
-    pub fn columns(&self) -> Vec<ColumnSpec> {
-        columns().into_iter().filter(|c| self.keeps_column(c)).collect()
+    pub fn columns(&self, suite: &Suite) -> Vec<ColumnSpec> {
+        columns(&suite.seats).into_iter().filter(|c| self.keeps_column(c)).collect()
     }
 }
 
@@ -58,7 +59,7 @@ pub struct PlannedCell {
 /// Plans the selected cells in canonical order (case, condition, column order).
 #[must_use]
 pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
-    let columns = selection.columns();
+    let columns = selection.columns(suite);
     let cases = || suite.cases.iter().filter(|c| selection.keeps_case(c));
     let mut planned = Vec::with_capacity(cases().map(|c| c.conditions.len()).sum::<usize>() * columns.len());
     for case in cases() {
@@ -71,10 +72,10 @@ pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
                 let unsupported = script.and_then(|s| column.kind.limits(s, condition).unsupported);
                 let declared = match (&case.not_implemented, unsupported) {
                     (Some(reason), _) => {
-                        Some(declared_cell(column.id, CellStatus::NotImplemented, declared_attempts, reason))
+                        Some(declared_cell(&column.id, CellStatus::NotImplemented, declared_attempts, reason))
                     }
                     (None, Some(reason)) => {
-                        Some(declared_cell(column.id, CellStatus::NotApplicable, declared_attempts, &reason))
+                        Some(declared_cell(&column.id, CellStatus::NotApplicable, declared_attempts, &reason))
                     }
                     (None, None) => None,
                 };
@@ -94,7 +95,7 @@ pub type CellResult = Result<CellRun, CellError>;
 /// When the cell cannot be run.
 pub fn run_planned(suite: &Suite, planned: &PlannedCell) -> CellResult {
     let (case, condition, script) = locate(suite, &planned.key)?;
-    run_cell(case, condition, &Rc::new(script.clone()), &planned.key.column)
+    run_cell(case, condition, &Rc::new(script.clone()), &suite.seats, &planned.key.column)
 }
 
 /// The case, condition and script a planned cell names.
@@ -126,11 +127,13 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Opti
     let cache = Arc::new(RunCache::default());
     let next = AtomicUsize::new(0);
     let work = || {
+        // Each worker starts its own process for each seat, on first use.
+        let seats = WorkerSeats::new(&suite.seats);
         let mut ran = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(row) = rows.get(index) else { break };
-            ran.push((index, run_row(suite, row, golden, &cache)));
+            ran.push((index, run_row(suite, row, golden, &cache, &seats)));
         }
         ran
     };
@@ -145,12 +148,18 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Opti
 }
 
 /// Runs the cells of one row that are not declared, in plan order.
-fn run_row(suite: &Suite, cells: &[PlannedCell], golden: Option<&Path>, cache: &Arc<RunCache>) -> Vec<PlannedResult> {
+fn run_row(
+    suite: &Suite,
+    cells: &[PlannedCell],
+    golden: Option<&Path>,
+    cache: &Arc<RunCache>,
+    seats: &WorkerSeats,
+) -> Vec<PlannedResult> {
     let mut row: Option<Row<'_>> = None;
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
-            row = Some(Row::new(case, condition, Rc::new(script.clone()), cache));
+            row = Some(Row::new(case, condition, Rc::new(script.clone()), cache, seats));
         }
         let mut run = match &row {
             Some(row) => row.run_cell(&planned.key.column)?,

@@ -99,6 +99,7 @@ pub fn seat(
         ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
         ColumnKind::ModelScripted => model_seat(seat_script),
         ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
+        ColumnKind::Process(_) => Err(SeatError::Driver("a process column's seat is started by the runner".into())),
     }
 }
 

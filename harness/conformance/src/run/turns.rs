@@ -1,10 +1,12 @@
 //! Running one cell's turns, in order, against one world on a paused clock.
 
 use super::cache::RunCache;
+use super::process_script::turn_script;
+use super::process_seats::WorkerSeats;
 use super::request::{execution_id, turn_request};
 use super::seat::{seat, SeatScript};
 use crate::grade::judge::facts::{WorldActivity, QUIET_WINDOW};
-use crate::grade::receipt::{read_adversarial_report, AdversarialTurnReport};
+use crate::grade::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
 use crate::input::script::AttackScript;
 use crate::output::golden::CellKey;
 use crate::run::adversary::Adversary;
@@ -17,6 +19,7 @@ use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
 use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -68,6 +71,7 @@ pub async fn run_turns(
     cell: &CellKey,
     column: ColumnKind,
     cache: &Arc<RunCache>,
+    seats: &WorkerSeats,
 ) -> Result<Vec<ExecutedTurn>, TurnError> {
     let mut turns = Vec::new();
     // The envelope's clock is the world's plus the virtual time the cell
@@ -87,20 +91,31 @@ pub async fn run_turns(
         if column.is_driven() {
             request.message.payload = seat_script.payload();
         }
-        let adversary = (column == ColumnKind::Adversary).then(|| Adversary::new(Rc::clone(script), turn));
-        let runtime: Rc<dyn RuntimePlugin> = match &adversary {
-            Some(adversary) => Rc::new(adversary.clone()),
-            None => seat(column, script, turn, &seat_script, cache)
-                .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
+        let seated = match column {
+            ColumnKind::Adversary => Seated::Adversary(Adversary::new(Rc::clone(script), turn)),
+            ColumnKind::Process(index) => {
+                let seat = seats.seat(index).ok_or_else(|| TurnError::Construction {
+                    execution_id: id.clone(),
+                    detail: format!("no seat at index {index}"),
+                })?;
+                seat.prepare().await;
+                let (script, turn_number) = (Rc::clone(script), turn);
+                let build: ScriptFor = Rc::new(move |request| turn_script(&script, turn_number, request));
+                Seated::Process(ProcessRuntime::new(seat, Some(build)))
+            }
+            ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) => Seated::Driven(
+                seat(column, script, turn, &seat_script, cache)
+                    .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
+            ),
         };
-        let executor = Executor::new(world.kernel.clone(), runtime, executor_options)
+        let executor = Executor::new(world.kernel.clone(), seated.plugin(), executor_options)
             .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?;
-        let result = execute_turn(&executor, &request, options, adversary.as_ref())
+        let result = execute_turn(&executor, &request, options, &seated)
             .await
             .map_err(|e| TurnError::Execution { execution_id: id.clone(), detail: e.to_string() })?;
         let mut report = read_adversarial_report(&result);
-        if let (Some(report), Some(adversary)) = (report.as_mut(), &adversary) {
-            add_late_receipts(report, adversary, script);
+        if let Some(report) = report.as_mut() {
+            add_late_receipts(report, seated.late_receipts(), script);
         }
         turns.push(ExecutedTurn { turn, request, result, report });
     }
@@ -119,12 +134,12 @@ async fn execute_turn(
     executor: &Executor,
     request: &ExecutionRequest,
     options: &WorldOptions,
-    adversary: Option<&Adversary>,
+    seated: &Seated,
 ) -> Result<ExecutionResult, ExecuteError> {
-    let background = adversary.map_or_else(TaskSet::new, Adversary::background);
+    let background = seated.background();
     let done = AbortSignal::new();
     let signal = host_signal(options, &background, &done);
-    if let Some(adversary) = adversary {
+    if let Seated::Adversary(adversary) = seated {
         adversary.start_turn();
     }
     let execution = executor.execute_borrowed(request, ExecuteOptions { signal, on_event: None });
@@ -137,11 +152,56 @@ async fn execute_turn(
         }
     };
     done.abort(AbortReason::TurnClosed);
-    if let Some(adversary) = adversary {
-        adversary.after_close().await;
+    match seated {
+        Seated::Adversary(adversary) => adversary.after_close().await,
+        Seated::Process(process) => process.finish().await,
+        Seated::Driven(_) => {}
     }
     background.drive_to_completion().await;
     result
+}
+
+/// Who sits in the seat for one turn, with what the runner drives beside it.
+enum Seated {
+    /// The embedded adversary.
+    Adversary(Adversary),
+    /// A runtime seated from outside.
+    Process(ProcessRuntime),
+    /// The standard loop with a driver.
+    Driven(Rc<dyn RuntimePlugin>),
+}
+
+impl Seated {
+    fn plugin(&self) -> Rc<dyn RuntimePlugin> {
+        match self {
+            Seated::Adversary(adversary) => Rc::new(adversary.clone()),
+            Seated::Process(process) => Rc::new(process.clone()),
+            Seated::Driven(plugin) => Rc::clone(plugin),
+        }
+    }
+
+    fn background(&self) -> TaskSet {
+        match self {
+            Seated::Adversary(adversary) => adversary.background(),
+            Seated::Process(process) => process.background(),
+            Seated::Driven(_) => TaskSet::new(),
+        }
+    }
+
+    /// Receipts made after the runtime returned (after-close steps, calls
+    /// answered late): the adversary's log, or a scripted seat's report.
+    fn late_receipts(&self) -> Vec<AttemptReceipt> {
+        match self {
+            Seated::Adversary(adversary) => adversary.receipts(),
+            Seated::Process(process) => process
+                .receipts()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|receipt| AttemptReceipt::from_value(&serde_json::Value::Object(receipt)).ok())
+                .collect(),
+            Seated::Driven(_) => Vec::new(),
+        }
+    }
 }
 
 /// The host's cancellation signal, when the condition arms one: aborted
@@ -166,12 +226,9 @@ fn host_signal(options: &WorldOptions, background: &TaskSet, done: &AbortSignal)
 
 /// Adds the receipts the report could not carry (calls answered after the
 /// runtime returned, steps made after the turn closed), in declared order.
-fn add_late_receipts(report: &mut AdversarialTurnReport, adversary: &Adversary, script: &AttackScript) {
-    let late: Vec<_> = adversary
-        .receipts()
-        .into_iter()
-        .filter(|r| !report.receipts.iter().any(|k| k.attempt_id == r.attempt_id))
-        .collect();
+fn add_late_receipts(report: &mut AdversarialTurnReport, late: Vec<AttemptReceipt>, script: &AttackScript) {
+    let late: Vec<_> =
+        late.into_iter().filter(|r| !report.receipts.iter().any(|k| k.attempt_id == r.attempt_id)).collect();
     if late.is_empty() {
         return;
     }

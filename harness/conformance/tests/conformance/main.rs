@@ -15,6 +15,7 @@ mod loader;
 mod markdown;
 mod matrix_rules;
 mod messaging_rows;
+mod process_seat;
 mod receipt;
 mod record;
 mod support;

@@ -34,7 +34,7 @@ fn run_row(suite: &Suite, case: &str, condition: &str) -> CellRun {
 
 fn run_case(suite: &Suite, case: &Case, condition: &str) -> CellRun {
     let script = Rc::new(suite.script_for(case).unwrap().clone());
-    run_cell(case, case.condition(condition).unwrap(), &script, COLUMN).unwrap()
+    run_cell(case, case.condition(condition).unwrap(), &script, &[], COLUMN).unwrap()
 }
 
 fn effects(run: &CellRun) -> Value {

@@ -24,11 +24,20 @@ def raw(text):
     sys.stdout.flush()
 
 
+SEEN = 0
+
+
 def read():
+    global SEEN
     line = sys.stdin.readline()
     if not line:
         sys.exit(0)
+    SEEN += 1
     return json.loads(line)
+
+
+def wait(turn_id, **fields):
+    send(dict(type="wait", turn=turn_id, seen=SEEN, **fields))
 
 
 READ_POLICY = {"path": ["Workspace", "policy.md"]}
@@ -75,11 +84,11 @@ def turn(message):
         time.sleep(0.3)
         complete(t, {"done": True})
     elif MODE == "wait_then_call":
-        send({"type": "wait", "turn": t, "untilMs": 5000})
+        wait(t, untilMs=5000)
         answer = read()
         assert answer["type"] == "time", answer
         send({"type": "invokeTool", "turn": t, "id": "c1", "call": call(message, "c1")})
-        send({"type": "wait", "turn": t})
+        wait(t)
         answer = read()
         assert answer["type"] == "toolResult", answer
         complete(t, {"at": answer["result"]["status"]})
@@ -90,13 +99,13 @@ def turn(message):
     elif MODE == "unknown_type":
         send({"type": "hello", "turn": t})
     elif MODE == "bad_message":
-        send({"type": "wait", "turn": t, "until": 5})
+        send({"type": "wait", "turn": t, "seen": SEEN, "until": 5})
     elif MODE == "duplicate_id":
         send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
         read()
         send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
     elif MODE == "wrong_turn":
-        send({"type": "wait", "turn": "another-turn"})
+        send({"type": "wait", "turn": "another-turn", "seen": SEEN})
     elif MODE == "exit_mid_turn":
         sys.stderr.write("giving up\n")
         sys.exit(3)

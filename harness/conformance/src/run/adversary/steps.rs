@@ -4,10 +4,10 @@
 
 use super::inspect::inspect_grant_material;
 use super::TurnShared;
-use crate::grade::receipt::{derived_call_id, AttemptReceipt};
+use crate::grade::receipt::AttemptReceipt;
 use crate::input::script::expect::{ANNOTATION_REFUSED, EMIT_REFUSED, TURN_DRAINING};
 use crate::input::script::{AttackScript, Attempt, ReadTarget, Rejection, StepKind};
-use crate::run::attempt_call::{attempt_arguments, IssueContext};
+use crate::run::attempt_call::attempt_call;
 use crate::run::record::events::CONFORMANCE_ATTEMPT;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
@@ -87,7 +87,7 @@ impl TurnRun<'_> {
             ));
         }
         let step = declared_step(attempt, *issued, limits.max_steps, limits.max_tool_calls);
-        let call = call_for(self.script, attempt, self.request)?;
+        let call = attempt_call(self.script, attempt, self.request)?;
         *issued += 1;
         let answer = self.host.invoke_tool(call.clone(), ToolInvocationOptions::at_step(u64::from(step)));
         if !attempt.concurrent {
@@ -114,7 +114,7 @@ pub(super) async fn after_close_step(
     request: &RuntimeTurnRequest,
 ) -> AttemptReceipt {
     match attempt.kind() {
-        Some(StepKind::Call) => match call_for(script, attempt, request) {
+        Some(StepKind::Call) => match attempt_call(script, attempt, request) {
             Some(call) => {
                 let answer = host.invoke_tool(call.clone(), ToolInvocationOptions::none()).await;
                 call_receipt(script, attempt, &call, answer, true)
@@ -126,17 +126,6 @@ pub(super) async fn after_close_step(
             AttemptReceipt::unattempted(script, attempt, "nothing to do after the turn closed")
         }
     }
-}
-
-fn call_for(script: &AttackScript, attempt: &Attempt, request: &RuntimeTurnRequest) -> Option<ToolCall> {
-    let tool = attempt.tool.clone()?;
-    Some(ToolCall {
-        id: derived_call_id(&request.execution_id, &script.id, &attempt.id),
-        tool,
-        arguments: attempt_arguments(attempt, &IssueContext::from(&request.context)),
-        trace_id: request.context.trace_id.clone(),
-        requested_at: request.context.now.clone(),
-    })
 }
 
 /// The receipt of a call: its tool result, or the rejection it got instead.
