@@ -61,6 +61,10 @@ struct TurnShared {
     served: AbortSignal,
     violation: RefCell<Option<Violation>>,
     receipts: RefCell<Option<Vec<Map<String, Value>>>>,
+    /// Calls asked for and not yet answered.
+    in_flight: Cell<usize>,
+    /// `closed` was written: a scripted seat owes its report.
+    closed: Cell<bool>,
 }
 
 /// One turn of a seat's runtime.
@@ -97,6 +101,7 @@ impl ProcessRuntime {
         let turn = self.shared.turn.borrow().clone();
         if let Some(session) = self.seat.session().filter(|_| !turn.is_empty()) {
             if self.shared.violation.borrow().is_none() {
+                self.shared.closed.set(true);
                 session.write(&HarnessMessage::Closed { turn: &turn });
             }
             if self.script.is_some() {
@@ -182,6 +187,13 @@ impl ProcessRuntime {
                 answer_host(session, &turn, &id, host.annotate(&key, value));
             }
             RuntimeMessage::Wait { until_ms, seen, .. } => {
+                // After `closed` only an answer still owed can wake the
+                // runtime: waiting with none in flight would wait forever.
+                if self.shared.closed.get() && self.shared.in_flight.get() == 0 && self.script.is_some() {
+                    return Err(Violation::OutOfOrder {
+                        kind: "wait after closed with no call in flight (its report is due)".into(),
+                    });
+                }
                 session.waits(seen);
                 if let Some(ms) = until_ms {
                     self.wake_at(ms);
@@ -224,9 +236,11 @@ impl ProcessRuntime {
     /// Starts a call; its answer is written whenever it comes.
     fn invoke(&self, host: &RuntimeHost, id: String, call: ToolCall, options: InvokeOptions) {
         let answer = host.invoke_tool(call, ToolInvocationOptions { step: options.step });
-        let (seat, turn) = (Rc::clone(&self.seat), self.shared.turn.borrow().clone());
+        let (seat, turn, shared) = (Rc::clone(&self.seat), self.shared.turn.borrow().clone(), Rc::clone(&self.shared));
+        shared.in_flight.set(shared.in_flight.get() + 1);
         self.shared.background.spawn(async move {
             let answer = answer.await;
+            shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
             let Some(session) = seat.session() else { return };
             match &answer {
                 Ok(result) => session.write(&HarnessMessage::ToolResult { turn: &turn, id: &id, result }),

@@ -61,3 +61,41 @@ fn every_snapshot_of_the_python_column_differs_from_the_adversary_only_in_column
     }
     assert_eq!(compared, 109, "every run cell of the adversary column has its seated twin");
 }
+
+#[test]
+fn a_seat_file_that_does_not_validate_names_its_file_pointer_and_expectation() {
+    use sharedos_conformance::input::error::LoadErrorKind;
+    use sharedos_conformance::input::loader::parse_seat;
+    use std::path::Path;
+    let file = Path::new("seats/bad.json");
+    let parse = |text: &str| parse_seat(file, Path::new("/tmp"), text).unwrap_err();
+    let good = r#"{"name": "ok", "label": "OK", "kind": "scripted", "command": "python3"}"#;
+    assert!(parse_seat(file, Path::new("/tmp"), good).is_ok());
+    let unknown = parse(r#"{"name": "ok", "label": "OK", "kind": "scripted", "command": "python3", "shell": true}"#);
+    assert_eq!((unknown.kind, unknown.pointer.as_str()), (LoadErrorKind::UnknownKey, "/shell"), "{unknown}");
+    let name = parse(r#"{"name": "Not An Id", "label": "OK", "kind": "scripted", "command": "python3"}"#);
+    assert_eq!((name.kind, name.pointer.as_str()), (LoadErrorKind::OutOfBounds, "/name"), "{name}");
+    let kind = parse(r#"{"name": "ok", "label": "OK", "kind": "scripted-ish", "command": "python3"}"#);
+    assert_eq!((kind.kind, kind.pointer.as_str()), (LoadErrorKind::UnknownValue, "/kind"), "{kind}");
+    let limits =
+        parse(r#"{"name": "ok", "label": "OK", "kind": "scripted", "command": "x", "limits": {"busyTimeoutMs": 0}}"#);
+    assert_eq!(limits.pointer, "/limits", "{limits}");
+    assert_eq!(unknown.file, file);
+}
+
+#[test]
+fn the_committed_seat_file_follows_its_schema_keys() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(suite_root().join("harness/seats/seat.schema.json")).unwrap())
+            .unwrap();
+    let seat: Value = serde_json::from_str(
+        &std::fs::read_to_string(suite_root().join("harness/seats/python-reference.json")).unwrap(),
+    )
+    .unwrap();
+    let known = schema["properties"].as_object().unwrap();
+    let keys: Vec<&String> = seat.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 11);
+    for key in keys {
+        assert!(known.contains_key(key), "{key}");
+    }
+}

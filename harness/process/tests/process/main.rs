@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod reference;
+mod schemas;
 mod support;
 mod time;
 mod violations;

@@ -2,9 +2,9 @@
 //! turn the way the conformance runner does.
 
 use sharedos_envelope::options::ExecuteOptions;
-use sharedos_model::execution::{ExecutionOptions, ExecutionResult, RuntimeManifest};
+use sharedos_model::execution::{ExecutionOptions, ExecutionResult, RuntimeManifest, RuntimeTurnRequest};
 use sharedos_process::launch::{Launch, SessionLimits};
-use sharedos_process::runtime::ProcessRuntime;
+use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
 use sharedos_process::seat::ProcessSeat;
 use sharedos_testkit::world::World;
 use std::rc::Rc;
@@ -42,11 +42,20 @@ pub struct Turn {
 /// Runs one turn of `seat` over the baseline world, on a paused clock,
 /// with a turn deadline of `timeout_ms`.
 pub fn run_turn(seat: &Rc<ProcessSeat>, timeout_ms: u64) -> Turn {
+    run_seated(seat, timeout_ms, None)
+}
+
+/// [`run_turn`] for a scripted seat, whose report the harness waits for.
+pub fn run_scripted_turn(seat: &Rc<ProcessSeat>, timeout_ms: u64) -> Turn {
+    run_seated(seat, timeout_ms, Some(Rc::new(|_: &RuntimeTurnRequest| serde_json::json!({"steps": []}))))
+}
+
+fn run_seated(seat: &Rc<ProcessSeat>, timeout_ms: u64, script: Option<ScriptFor>) -> Turn {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
     runtime.block_on(async {
         let world = World::baseline();
         seat.prepare().await;
-        let process = ProcessRuntime::new(Rc::clone(seat), None);
+        let process = ProcessRuntime::new(Rc::clone(seat), script);
         let executor = world.executor(Rc::new(process.clone()), 0);
         let options = ExecutionOptions { timeout_ms: Some(timeout_ms), ..ExecutionOptions::default() };
         let request = world.request(Some(options));

@@ -1,7 +1,7 @@
 //! Every protocol violation of `PROTOCOL.md` ends its turn failed with its
 //! own code, and the next turn gets a fresh process.
 
-use crate::support::{code, fallback, run_turn, standin};
+use crate::support::{code, fallback, run_scripted_turn, run_turn, standin};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_process::seat::ProcessSeat;
 use std::rc::Rc;
@@ -53,4 +53,13 @@ fn a_command_that_does_not_exist_fails_the_turn_as_not_ready() {
     let turn = run_turn(&seat, 1000);
     assert_eq!(code(&turn), "runtime_not_ready");
     assert!(turn.result.error.unwrap().message.contains("failed to start `/nonexistent/runtime`"));
+}
+
+#[test]
+fn a_scripted_seat_that_waits_after_closed_with_nothing_owed_is_out_of_order() {
+    let seat = Rc::new(ProcessSeat::new(standin("never_reports"), fallback()));
+    let turn = run_scripted_turn(&seat, 1000);
+    assert_eq!(turn.result.status, ExecutionStatus::Succeeded, "the turn itself ended well");
+    assert_eq!(turn.runtime.violation().map(|v| v.code()), Some("runtime_out_of_order"));
+    assert!(turn.runtime.receipts().is_none());
 }
