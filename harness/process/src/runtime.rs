@@ -187,6 +187,11 @@ impl ProcessRuntime {
                 answer_host(session, &turn, &id, host.annotate(&key, value));
             }
             RuntimeMessage::Wait { until_ms, seen, .. } => {
+                if !session.waits(seen) {
+                    // Stale: written before the runtime read a later line;
+                    // it says wait again once it has.
+                    return Ok(true);
+                }
                 // After `closed` only an answer still owed can wake the
                 // runtime: waiting with none in flight would wait forever.
                 if self.shared.closed.get() && self.shared.in_flight.get() == 0 && self.script.is_some() {
@@ -194,7 +199,6 @@ impl ProcessRuntime {
                         kind: "wait after closed with no call in flight (its report is due)".into(),
                     });
                 }
-                session.waits(seen);
                 if let Some(ms) = until_ms {
                     self.wake_at(ms);
                 }

@@ -172,11 +172,13 @@ impl Session {
 
     /// The runtime waits having read `seen` lines: idle only when it has
     /// read every line written (a wait sent before it read a later line is
-    /// stale, and the runtime will say wait again).
-    pub fn waits(&self, seen: u64) {
-        if seen >= self.written.get() {
+    /// stale, and the runtime will say wait again); `true` for a current one.
+    pub fn waits(&self, seen: u64) -> bool {
+        let current = seen >= self.written.get();
+        if current {
             self.idle();
         }
+        current
     }
 
     /// The next message, skipping (and counting) blank lines.
