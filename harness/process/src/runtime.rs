@@ -276,12 +276,17 @@ impl ProcessRuntime {
         });
     }
 
-    /// Tells the runtime when the soft signal fires.
+    /// Tells the runtime when the soft signal fires, while its turn runs
+    /// (closing fires it too, and `closed` already says so).
     fn watch_draining(&self, draining: AbortSignal) {
         let (seat, turn, done) = (Rc::clone(&self.seat), self.shared.turn.borrow().clone(), self.shared.done.clone());
+        let shared = Rc::clone(&self.shared);
         self.shared.background.spawn(async move {
             tokio::select! {
                 () = draining.aborted() => {
+                    if shared.ending_received.get() || shared.closed.get() {
+                        return;
+                    }
                     if let Some(session) = seat.session() {
                         session.write(&HarnessMessage::Draining { turn: &turn, reason: "turn_draining" });
                     }
