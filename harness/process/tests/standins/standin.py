@@ -92,6 +92,18 @@ def turn(message):
         answer = read()
         assert answer["type"] == "toolResult", answer
         complete(t, {"at": answer["result"]["status"]})
+    elif MODE == "calls":
+        # The call benchmark: 200 reads one after another, timing the
+        # runtime's own busy time (from a line read to its next wait).
+        busy = 0.0
+        for i in range(200):
+            started = time.perf_counter()
+            send({"type": "invokeTool", "turn": t, "id": "c%d" % i, "call": call(message, "c%d" % i)})
+            wait(t)
+            busy += time.perf_counter() - started
+            read()
+        started = time.perf_counter()
+        complete(t, {"busyNs": int(busy * 1e9)})
     elif MODE == "not_json":
         raw("this is not json\n")
     elif MODE == "not_object":
