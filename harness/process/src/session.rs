@@ -210,6 +210,12 @@ impl Session {
         }
     }
 
+    /// The process id (its process group's id too).
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        lock(&self.child).id()
+    }
+
     /// The last bytes the runtime wrote on stderr.
     #[must_use]
     pub fn stderr_tail(&self) -> String {

@@ -32,3 +32,30 @@ fn the_runtime_manifest_is_the_one_it_said_ready_with() {
     let again = run_turn(&seat, 1000);
     assert_eq!(again.result.status, ExecutionStatus::Succeeded, "one process serves many turns");
 }
+
+#[test]
+fn the_runtime_sees_only_the_variables_its_seat_names() {
+    let mut launch = standin("environment");
+    launch.env.insert("SEAT_ONLY".into(), "1".into());
+    std::env::set_var("SHAREDOS_AMBIENT_SECRET", "must not leak");
+    let seat = Rc::new(ProcessSeat::new(launch, fallback()));
+    let turn = run_turn(&seat, 1000);
+    let variables = turn.result.output.unwrap()["variables"].clone();
+    let names: Vec<&str> = variables.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(names.contains(&"SEAT_ONLY") && names.contains(&"PATH"), "{names:?}");
+    assert!(!names.contains(&"SHAREDOS_AMBIENT_SECRET"), "{names:?}");
+    // `python3` may be a launcher that sets variables of its own (pyenv's
+    // shim does); none of the harness's own reaches the runtime.
+    assert!(!names.contains(&"HOME") && !names.contains(&"CARGO"), "{names:?}");
+}
+
+#[test]
+fn a_session_shut_down_leaves_no_process_behind() {
+    let seat = Rc::new(ProcessSeat::new(standin("complete"), fallback()));
+    let turn = run_turn(&seat, 1000);
+    assert_eq!(turn.result.status, ExecutionStatus::Succeeded);
+    let pid = seat.session().unwrap().pid();
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "running while the seat serves turns");
+    seat.discard();
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "killed and reaped");
+}
