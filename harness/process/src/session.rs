@@ -1,4 +1,5 @@
-//! One running runtime process: its stdin written by a thread of its own,
+//! One running runtime process: its stdin written from the caller's thread
+//! while the runtime keeps up and by a thread of its own otherwise,
 //! its stdout split into lines by another, a bounded tail of its stderr,
 //! and the busy guard that keeps the harness's paused clock from moving
 //! while the runtime works.
@@ -21,6 +22,59 @@ use tokio::sync::mpsc as async_mpsc;
 
 /// Lines read ahead of the harness; the reader thread waits when full.
 const LINE_BUFFER: usize = 1024;
+/// A line is written from the caller's thread when it and every line the
+/// runtime has not yet confirmed reading (through a wait's `seen`) come to
+/// at most this many bytes: a pipe holds 64 KiB, so such a write cannot
+/// block whatever the runtime does. Longer backlogs go through the writer
+/// thread, which may block on a runtime that stopped reading.
+const DIRECT_WRITE_BYTES: usize = 16 * 1024;
+
+/// The runtime's stdin: written directly while the backlog is small,
+/// through the writer thread otherwise, in order either way.
+struct Input {
+    stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
+    queue: Option<mpsc::Sender<Vec<u8>>>,
+    /// Lines handed to the writer thread and not yet written.
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+    /// Byte lengths of the lines written after the last one a wait confirmed.
+    unconfirmed: VecDeque<usize>,
+    confirmed: u64,
+}
+
+impl Input {
+    fn write(&mut self, line: Vec<u8>) {
+        use std::sync::atomic::Ordering;
+        let backlog: usize = self.unconfirmed.iter().sum();
+        self.unconfirmed.push_back(line.len());
+        if self.queued.load(Ordering::Acquire) == 0 && backlog + line.len() <= DIRECT_WRITE_BYTES {
+            if let Some(stdin) = lock(&self.stdin).as_mut() {
+                let _ = stdin.write_all(&line).and_then(|()| stdin.flush());
+            }
+        } else if let Some(queue) = &self.queue {
+            self.queued.fetch_add(1, Ordering::AcqRel);
+            let _ = queue.send(line);
+        }
+    }
+
+    /// The runtime has read `seen` lines in all.
+    fn confirm(&mut self, seen: u64) {
+        while self.confirmed < seen && self.unconfirmed.pop_front().is_some() {
+            self.confirmed += 1;
+        }
+    }
+
+    /// Ends the runtime's input. A writer thread blocked on a runtime that
+    /// stopped reading holds the pipe; it lets go when the process is
+    /// killed, and the pipe closes with it.
+    fn close(&mut self) {
+        self.queue.take();
+        match self.stdin.try_lock() {
+            Ok(mut stdin) => drop(stdin.take()),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => drop(poisoned.into_inner().take()),
+            Err(std::sync::TryLockError::WouldBlock) => {}
+        }
+    }
+}
 
 /// What the stdout reader and the busy guard report.
 #[derive(Debug)]
@@ -54,7 +108,7 @@ impl BusyGuard {
 /// A started runtime process.
 pub struct Session {
     child: Mutex<Child>,
-    input: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    input: Mutex<Input>,
     incoming: tokio::sync::Mutex<async_mpsc::Receiver<Incoming>>,
     report: async_mpsc::Sender<Incoming>,
     busy: Mutex<Option<BusyGuard>>,
@@ -90,16 +144,21 @@ impl Session {
         }
         let mut child = command.spawn()?;
         let (report, incoming) = async_mpsc::channel(LINE_BUFFER);
-        let (input, written) = mpsc::channel::<Vec<u8>>();
-        if let Some(mut stdin) = child.stdin.take() {
+        let (queue, queued_lines) = mpsc::channel::<Vec<u8>>();
+        let stdin = Arc::new(Mutex::new(child.stdin.take()));
+        let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        {
+            let (stdin, queued) = (Arc::clone(&stdin), Arc::clone(&queued));
             std::thread::spawn(move || {
-                for line in written {
-                    if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                        break;
+                for line in queued_lines {
+                    if let Some(stdin) = lock(&stdin).as_mut() {
+                        let _ = stdin.write_all(&line).and_then(|()| stdin.flush());
                     }
+                    queued.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
                 }
             });
         }
+        let input = Input { stdin, queue: Some(queue), queued, unconfirmed: VecDeque::new(), confirmed: 0 };
         if let Some(stdout) = child.stdout.take() {
             let (report, max) = (report.clone(), launch.limits.max_line_bytes);
             std::thread::spawn(move || read_lines(stdout, max, &report));
@@ -111,7 +170,7 @@ impl Session {
         }
         Ok(Session {
             child: Mutex::new(child),
-            input: Mutex::new(Some(input)),
+            input: Mutex::new(input),
             incoming: tokio::sync::Mutex::new(incoming),
             report,
             busy: Mutex::new(None),
@@ -156,9 +215,7 @@ impl Session {
         let Ok(mut line) = serde_json::to_vec(message) else { return };
         line.push(b'\n');
         self.written.set(self.written.get() + 1);
-        if let Some(input) = lock(&self.input).as_ref() {
-            let _ = input.send(line);
-        }
+        lock(&self.input).write(line);
         let mut busy = lock(&self.busy);
         if busy.is_none() && self.clock == Clock::Virtual {
             *busy = Some(BusyGuard::start(limit, self.report.clone()));
@@ -174,6 +231,7 @@ impl Session {
     /// read every line written (a wait sent before it read a later line is
     /// stale, and the runtime will say wait again); `true` for a current one.
     pub fn waits(&self, seen: u64) -> bool {
+        lock(&self.input).confirm(seen);
         let current = seen >= self.written.get();
         if current {
             self.idle();
@@ -228,7 +286,7 @@ impl Session {
     /// whole process group and reaps it.
     pub fn shut_down(&self) {
         self.idle();
-        lock(&self.input).take();
+        lock(&self.input).close();
         let mut child = lock(&self.child);
         let deadline = Instant::now() + self.limits.shutdown_grace;
         while Instant::now() < deadline {

@@ -27,6 +27,7 @@ fn each_violation_ends_the_turn_with_its_own_code() {
         ("wrong_turn", "runtime_wrong_turn"),
         ("exit_mid_turn", "runtime_exited"),
         ("unresponsive", "runtime_unresponsive"),
+        ("deaf", "runtime_unresponsive"),
         ("never_ready", "runtime_not_ready"),
         ("protocol_mismatch", "runtime_protocol_mismatch"),
         ("flood", "runtime_flood"),
