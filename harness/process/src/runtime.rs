@@ -34,6 +34,15 @@ use tokio::sync::oneshot;
 /// Builds a scripted seat's `script` for the request the turn hands it.
 pub type ScriptFor = Rc<dyn Fn(&RuntimeTurnRequest) -> Value>;
 
+/// The id a call is recorded under, given its tool and arguments: a
+/// prompted seat makes the listed calls under ids of its own, and the
+/// harness records each under the id the row reads it back by.
+pub type CallIdFor = Rc<dyn Fn(&str, &Map<String, Value>) -> Option<String>>;
+
+/// The step to declare for the call released at this index (0-based) when
+/// the runtime declares none, as a driver declares it on a seat's behalf.
+pub type StepFor = Rc<dyn Fn(u64, &RuntimeTurnRequest) -> Option<u64>>;
+
 /// How the runtime ended its turn, as the serving loop hands it to `run`.
 enum Ending {
     Outcome(Value),
@@ -63,6 +72,10 @@ struct TurnShared {
     receipts: RefCell<Option<Vec<Map<String, Value>>>>,
     /// Calls asked for and not yet answered.
     in_flight: Cell<usize>,
+    /// Calls asked for so far.
+    released: Cell<u64>,
+    /// The request the turn handed out.
+    request: RefCell<Option<Rc<RuntimeTurnRequest>>>,
     /// `closed` was written: a scripted seat owes its report.
     closed: Cell<bool>,
 }
@@ -72,6 +85,8 @@ struct TurnShared {
 pub struct ProcessRuntime {
     seat: Rc<ProcessSeat>,
     script: Option<ScriptFor>,
+    call_ids: Option<CallIdFor>,
+    steps: Option<StepFor>,
     shared: Rc<TurnShared>,
 }
 
@@ -86,7 +101,21 @@ impl ProcessRuntime {
     /// turn's `script` is built from its request.
     #[must_use]
     pub fn new(seat: Rc<ProcessSeat>, script: Option<ScriptFor>) -> ProcessRuntime {
-        ProcessRuntime { seat, script, shared: Rc::default() }
+        ProcessRuntime { seat, script, call_ids: None, steps: None, shared: Rc::default() }
+    }
+
+    /// The same runtime, with `steps` declared for calls that declare none.
+    #[must_use]
+    pub fn with_declared_steps(mut self, steps: StepFor) -> ProcessRuntime {
+        self.steps = Some(steps);
+        self
+    }
+
+    /// The same runtime, its calls recorded under the ids `call_ids` gives.
+    #[must_use]
+    pub fn with_call_ids(mut self, call_ids: CallIdFor) -> ProcessRuntime {
+        self.call_ids = Some(call_ids);
+        self
     }
 
     /// What the runner drives beside the turn and after it.
@@ -238,8 +267,19 @@ impl ProcessRuntime {
     }
 
     /// Starts a call; its answer is written whenever it comes.
-    fn invoke(&self, host: &RuntimeHost, id: String, call: ToolCall, options: InvokeOptions) {
-        let answer = host.invoke_tool(call, ToolInvocationOptions { step: options.step });
+    fn invoke(&self, host: &RuntimeHost, id: String, mut call: ToolCall, options: InvokeOptions) {
+        if let Some(recorded) = self.call_ids.as_ref().and_then(|ids| ids(&call.tool, &call.arguments)) {
+            call.id = recorded;
+        }
+        let index = self.shared.released.replace(self.shared.released.get() + 1);
+        let request = self.shared.request.borrow().clone();
+        let declared = match (&self.steps, request) {
+            // Steps are bounded by maxSteps (at most 1000), far inside f64's exact range.
+            #[allow(clippy::cast_precision_loss)]
+            (Some(steps), Some(request)) => steps(index, &request).map(|step| step as f64),
+            _ => None,
+        };
+        let answer = host.invoke_tool(call, ToolInvocationOptions { step: options.step.or(declared) });
         let (seat, turn, shared) = (Rc::clone(&self.seat), self.shared.turn.borrow().clone(), Rc::clone(&self.shared));
         shared.in_flight.set(shared.in_flight.get() + 1);
         self.shared.background.spawn(async move {
@@ -350,6 +390,7 @@ impl RuntimePlugin for ProcessRuntime {
         Box::pin(async move {
             *self.shared.turn.borrow_mut() = request.execution_id.clone();
             *self.shared.host.borrow_mut() = Some(host.clone());
+            *self.shared.request.borrow_mut() = Some(Rc::clone(&request));
             self.shared.origin.set(Some(tokio::time::Instant::now()));
             let session = match self.seat.start().await {
                 Ok(session) => session,

@@ -121,9 +121,6 @@ impl SeatFile {
         if self.clock == Clock::Real {
             return Err(site.child("clock").out_of_bounds("`virtual` (a real clock is not yet supported)"));
         }
-        if self.kind == SeatKind::Prompted {
-            return Err(site.child("kind").out_of_bounds("`scripted` (prompted seats are not yet supported)"));
-        }
         let mut env = self.env.clone();
         for (i, name) in self.pass_env.iter().enumerate() {
             site.child("passEnv").index(i).text(name, 256)?;

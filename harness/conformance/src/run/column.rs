@@ -4,7 +4,7 @@
 use crate::grade::judge::attempt::GradingLimits;
 use crate::input::case::Condition;
 use crate::input::script::{AttackScript, MoveKind, TerminalKind};
-use crate::input::seat::Seat;
+use crate::input::seat::{Seat, SeatKind};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 
@@ -22,6 +22,10 @@ pub enum ColumnKind {
     /// speaking `sharedos-runtime/1`; a scripted seat makes every step
     /// itself and reports its receipts, as the adversary does.
     Process(usize),
+    /// A runtime seated from outside and given what a live seat is given
+    /// (the turn request, its message carrying the prompt): graded from
+    /// the record, with the limits of the driven columns.
+    PromptedProcess(usize),
 }
 
 /// A column of the matrix.
@@ -60,7 +64,10 @@ pub fn columns(seats: &[Seat]) -> Vec<ColumnSpec> {
     let seated = seats.iter().enumerate().map(|(index, seat)| ColumnSpec {
         id: seat.column_id.clone(),
         label: seat.label.clone(),
-        kind: ColumnKind::Process(index),
+        kind: match seat.kind {
+            SeatKind::Scripted => ColumnKind::Process(index),
+            SeatKind::Prompted => ColumnKind::PromptedProcess(index),
+        },
     });
     built_in.chain(seated).collect()
 }
@@ -92,7 +99,7 @@ impl ColumnKind {
             ColumnKind::Adversary => "the adversary",
             ColumnKind::ModelScripted => "a model",
             ColumnKind::VendorScripted(_) => "a harness",
-            ColumnKind::Process(_) => "a process",
+            ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => "a process",
         }
     }
 
@@ -107,6 +114,17 @@ impl ColumnKind {
             "a model's wire name for `{tool}` replaces its dots with underscores, so the name it already has \
              could not be read back exactly"
         ))
+    }
+
+    /// A prompted process is told what to call, never when: a row whose
+    /// calls or ending wait for an instant cannot be said to it.
+    fn untimed_seat(self, script: &AttackScript) -> Option<String> {
+        if !matches!(self, ColumnKind::PromptedProcess(_)) {
+            return None;
+        }
+        let timed = script.attempts.iter().find(|a| a.at_ms.is_some()).map(|a| format!("step `{}`", a.id));
+        let timed = timed.or_else(|| script.terminal.as_ref()?.at_ms.map(|_| "the ending".to_string()))?;
+        Some(format!("{timed} waits for an instant, and a prompt says what to call, never when"))
     }
 
     /// The reason a condition declares for this column, if any.
@@ -143,7 +161,8 @@ impl ColumnKind {
         }
         .or_else(|| self.declared_not_applicable(condition))
         .or_else(|| beyond_a_seat(script))
-        .or_else(|| self.unwritable_tool(script));
+        .or_else(|| self.unwritable_tool(script))
+        .or_else(|| self.untimed_seat(script));
         for attempt in &script.attempts {
             if attempt.inspect.is_some() {
                 limits.grading.unreachable.insert(

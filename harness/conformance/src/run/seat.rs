@@ -20,6 +20,7 @@ use sharedos_drivers::transcript::TranscriptTransport;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
+use sharedos_process::runtime::CallIdFor;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -66,6 +67,23 @@ impl SeatScript {
         }
     }
 
+    /// The derived call id of the next listed call with this tool and these
+    /// arguments not yet claimed, for a seat that makes the listed calls
+    /// under ids of its own.
+    #[must_use]
+    pub fn call_ids(&self) -> CallIdFor {
+        let calls: Vec<(String, String, serde_json::Map<String, Value>)> =
+            self.calls.iter().map(|c| (c.call_id.clone(), c.tool.clone(), c.arguments.clone())).collect();
+        let claimed = std::cell::RefCell::new(vec![false; calls.len()]);
+        Rc::new(move |tool: &str, arguments: &serde_json::Map<String, Value>| {
+            let mut claimed = claimed.borrow_mut();
+            let (index, (id, _, _)) =
+                calls.iter().enumerate().find(|(i, (_, t, a))| !claimed[*i] && t == tool && a == arguments)?;
+            claimed[index] = true;
+            Some(id.clone())
+        })
+    }
+
     /// The message payload a driven turn carries: the prompt a live seat
     /// would be given, so the request equals a live one.
     #[must_use]
@@ -75,7 +93,7 @@ impl SeatScript {
 
     /// The step policy: at the over-budget attempt's release index, declare
     /// the request's step ceiling.
-    fn declare_step(&self) -> Option<DeclareStep> {
+    pub fn declare_step(&self) -> Option<DeclareStep> {
         let position = u64::try_from(self.declared_at?).ok()?;
         Some(Rc::new(move |index, request| {
             (index == position).then(|| request.options.as_ref().and_then(|o| o.max_steps)).flatten().map(u64::from)
@@ -99,7 +117,9 @@ pub fn seat(
         ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
         ColumnKind::ModelScripted => model_seat(seat_script),
         ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
-        ColumnKind::Process(_) => Err(SeatError::Driver("a process column's seat is started by the runner".into())),
+        ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => {
+            Err(SeatError::Driver("a process column's seat is started by the runner".into()))
+        }
     }
 }
 

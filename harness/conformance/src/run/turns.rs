@@ -103,6 +103,18 @@ pub async fn run_turns(
                 let build: ScriptFor = Rc::new(move |request| turn_script(&script, turn_number, request));
                 Seated::Process(ProcessRuntime::new(seat, Some(build)))
             }
+            ColumnKind::PromptedProcess(index) => {
+                let seat = seats.seat(index).ok_or_else(|| TurnError::Construction {
+                    execution_id: id.clone(),
+                    detail: format!("no seat at index {index}"),
+                })?;
+                seat.prepare().await;
+                let mut process = ProcessRuntime::new(seat, None).with_call_ids(seat_script.call_ids());
+                if let Some(steps) = seat_script.declare_step() {
+                    process = process.with_declared_steps(steps);
+                }
+                Seated::Process(process)
+            }
             ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) => Seated::Driven(
                 seat(column, script, turn, &seat_script, cache)
                     .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
