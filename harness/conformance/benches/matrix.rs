@@ -23,6 +23,7 @@ use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
 use sharedos_conformance::run::world::World;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::tool::ToolDefinition;
+use sharedos_process::message::Clock;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -118,6 +119,7 @@ fn record_assembly(c: &mut Criterion, suite: &Suite) {
         identity: inputs.identity.clone(),
         identity_tools: &inputs.tools,
         multi_turn: false,
+        clock: Clock::Virtual,
     };
     let input = assembly_input(&inputs.turn, &inputs.audit, &cx).expect("the input builds");
     c.bench_function("record/assemble_one_turn", |b| {

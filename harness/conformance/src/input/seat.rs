@@ -118,9 +118,6 @@ impl SeatFile {
         site.child("name").id(&self.name)?;
         site.child("label").text(&self.label, 64)?;
         site.child("command").text(&self.command, 4096)?;
-        if self.clock == Clock::Real {
-            return Err(site.child("clock").out_of_bounds("`virtual` (a real clock is not yet supported)"));
-        }
         let mut env = self.env.clone();
         for (i, name) in self.pass_env.iter().enumerate() {
             site.child("passEnv").index(i).text(name, 256)?;

@@ -103,6 +103,9 @@ fn ledger_snapshot(ledger: &Ledger) -> Value {
 #[serde(rename_all = "camelCase")]
 struct TurnSnapshot<'a> {
     annotations: Map<String, Value>,
+    /// `real` for a turn on a wall clock, whose instants a rerun will not repeat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock: Option<&'a str>,
     code: Option<&'a str>,
     decisions: Vec<DecisionSnapshot<'a>>,
     ended_at: &'a str,
@@ -128,6 +131,7 @@ fn turn_snapshot<'a>(turn: &'a ExecutedTurn, record: &'a ExecutionRecord) -> Tur
         ended_by: &execution.ended_by,
         ended_at: &result.completed_at,
         annotations: annotations(result.metadata.as_ref()),
+        clock: record.system.metadata.as_ref().and_then(|m| m.get("clock")).and_then(Value::as_str),
         prompt_hash: &record.system.prompt_hash,
         escalation_asked: &execution.escalation_asked,
         exposed_tools: &execution.exposed_tools,

@@ -1,5 +1,5 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
-//! clock, a record per turn, the judge over the last record.
+//! clock (or a real-clock seat's wall clock), a record per turn, the judge over the last record.
 
 use super::cache::RunCache;
 use super::process_seats::WorkerSeats;
@@ -22,11 +22,13 @@ use crate::run::column::{column, ColumnKind};
 use crate::run::messaging::MessagingRun;
 use crate::run::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
 use crate::run::world::{World, WorldError};
+use serde_json::{Map, Value};
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
+use sharedos_process::message::Clock;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -136,10 +138,20 @@ impl<'s> Row<'s> {
     pub fn run_cell(&self, column_id: &str) -> Result<CellRun, CellError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
-            .start_paused(true)
+            .start_paused(self.clock_of(column_id) == Clock::Virtual)
             .build()
             .map_err(|e| CellError::Runtime(e.to_string()))?;
         runtime.block_on(run_cell_async(self, column_id))
+    }
+
+    /// The clock a column's turns run on: a seat's own, else the paused one.
+    fn clock_of(&self, column_id: &str) -> Clock {
+        match column(self.seats.seats(), column_id).map(|c| c.kind) {
+            Some(ColumnKind::Process(index) | ColumnKind::PromptedProcess(index)) => {
+                self.seats.seats().get(index).map_or(Clock::Virtual, |seat| seat.launch.clock)
+            }
+            _ => Clock::Virtual,
+        }
     }
 
     /// The row's identity, computed from `world` (a fresh world of this row)
@@ -167,6 +179,13 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind, row.cache, row.seats).await?;
+    let clock = row.clock_of(column_id);
+    if clock == Clock::Real {
+        // Every turn has ended and the runtime has reported: nothing works
+        // in real time any more, so the quiet window runs on a paused clock
+        // rather than for ten real minutes.
+        tokio::time::pause();
+    }
     let after_result = activity_after_result(&world).await;
     let records_of = RecordContext {
         case,
@@ -175,6 +194,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
         identity,
         identity_tools: &world.requested_tools,
         multi_turn: turns.len() > 1,
+        clock,
     };
     let records = world.fixtures.audit.with_events(|audit| assemble_records(&turns, audit, &records_of))?;
     let receipts = receipts_of(column.kind, script, &turns, &records);
@@ -261,6 +281,8 @@ pub struct RecordContext<'a> {
     pub identity_tools: &'a [ToolDefinition],
     /// Whether the script runs more than one turn (run ids then carry the turn).
     pub multi_turn: bool,
+    /// The clock the turns ran on; a record of a real-clock turn says so.
+    pub clock: Clock,
 }
 
 /// Everything one turn's record is assembled from.
@@ -297,6 +319,12 @@ pub fn assembly_input<'a>(
             shared_os_version: REFERENCE_VERSION.to_string(),
             adapter_id: column_id.to_string(),
             policy_hash: turn_policy_hash(turn, cx)?,
+            // Instants of a real-clock turn are wall-clock, not reproducible.
+            metadata: (cx.clock == Clock::Real).then(|| {
+                let mut metadata = Map::new();
+                metadata.insert("clock".to_string(), Value::from("real"));
+                metadata
+            }),
             ..SystemInput::default()
         },
         runtime: None,

@@ -151,3 +151,35 @@ fn a_prompted_seat_makes_the_calls_its_prompt_lists_and_is_graded_from_the_recor
     // or graded not applicable when the record lacks what the rule inspects.
     assert_eq!((passed, graded_not_applicable, declared), (66, 1, 44));
 }
+
+#[test]
+fn a_real_clock_seat_runs_on_the_wall_clock_and_its_records_say_so() {
+    use sharedos_conformance::input::loader::parse_seat;
+    use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
+    use std::path::Path;
+    let folder = suite_root().join("harness/seats");
+    let seat = r#"{"name": "live", "label": "Live", "kind": "scripted", "command": "python3",
+        "args": ["runtime.py"], "cwd": "reference", "passEnv": ["PATH"], "clock": "real"}"#;
+    let mut suite = committed_suite();
+    suite.add_seat(parse_seat(Path::new("live.json"), &folder, seat).unwrap()).unwrap();
+    // Rows with no timed step and no deadline to sit out take real
+    // milliseconds, not the virtual seconds a stall would cost in real time.
+    let selection = Selection {
+        columns: vec!["process:live".to_string()],
+        cases: vec!["hidden-tool".to_string(), "forged-grant".to_string()],
+        ..Selection::default()
+    };
+    let cells = plan(&suite, &selection);
+    assert!(!cells.is_empty());
+    for cell in &cells {
+        let run = run_planned(&suite, cell).unwrap();
+        let name = cell.key.trial_name();
+        assert_eq!(run.cell.status.as_str(), "pass", "{name}: {:?}", run.cell.detail);
+        let snapshot: Value = serde_json::from_slice(run.snapshot.as_bytes()).unwrap();
+        let turns = snapshot["turns"].as_array().unwrap();
+        assert!(!turns.is_empty());
+        for turn in turns {
+            assert_eq!(turn["clock"], "real", "{name}");
+        }
+    }
+}
