@@ -183,3 +183,30 @@ fn a_real_clock_seat_runs_on_the_wall_clock_and_its_records_say_so() {
         }
     }
 }
+
+#[test]
+fn a_per_turn_seat_grades_every_drain_and_annotate_row_as_the_per_run_seat() {
+    use sharedos_conformance::input::loader::parse_seat;
+    use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
+    use std::path::Path;
+    let folder = suite_root().join("harness/seats");
+    let seat = r#"{"name": "fresh", "label": "Fresh", "kind": "scripted", "command": "python3",
+        "args": ["runtime.py"], "cwd": "reference", "passEnv": ["PATH"], "process": "per-turn"}"#;
+    let mut suite = committed_suite();
+    suite.add_seat(parse_seat(Path::new("fresh.json"), &folder, seat).unwrap()).unwrap();
+    let selection = Selection {
+        columns: vec!["process:fresh".to_string()],
+        families: vec!["drain".to_string(), "annotate".to_string()],
+        ..Selection::default()
+    };
+    let cells = plan(&suite, &selection);
+    assert_eq!(cells.len(), 28);
+    for cell in &cells {
+        let run = run_planned(&suite, cell).unwrap();
+        let golden =
+            suite_root().join(format!("golden/{}/{}.process.python-reference.json", cell.key.case, cell.key.condition));
+        let per_run = std::fs::read_to_string(&golden).unwrap().replace(SEAT, "COLUMN");
+        let per_turn = String::from_utf8(run.snapshot.as_bytes().to_vec()).unwrap().replace("process:fresh", "COLUMN");
+        assert_eq!(per_turn, per_run, "{}", cell.key.trial_name());
+    }
+}
