@@ -136,12 +136,13 @@ impl<'s> Row<'s> {
     /// # Errors
     /// When the cell cannot be run at all.
     pub fn run_cell(&self, column_id: &str) -> Result<CellRun, CellError> {
+        let clock = self.clock_of(column_id);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
-            .start_paused(self.clock_of(column_id) == Clock::Virtual)
+            .start_paused(clock == Clock::Virtual)
             .build()
             .map_err(|e| CellError::Runtime(e.to_string()))?;
-        runtime.block_on(run_cell_async(self, column_id))
+        runtime.block_on(run_cell_async(self, column_id, clock))
     }
 
     /// The clock a column's turns run on: a seat's own, else the paused one.
@@ -170,7 +171,7 @@ impl<'s> Row<'s> {
     }
 }
 
-async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellError> {
+async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<CellRun, CellError> {
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
     let column =
@@ -179,7 +180,6 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str) -> Result<CellRun, CellE
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;
     let turns = run_turns(&world, &condition.world, script, &key, column.kind, row.cache, row.seats).await?;
-    let clock = row.clock_of(column_id);
     if clock == Clock::Real {
         // Every turn has ended and the runtime has reported: nothing works
         // in real time any more, so the quiet window runs on a paused clock

@@ -93,27 +93,23 @@ pub async fn run_turns(
         }
         let seated = match column {
             ColumnKind::Adversary => Seated::Adversary(Adversary::new(Rc::clone(script), turn)),
-            ColumnKind::Process(index) => {
+            ColumnKind::Process(index) | ColumnKind::PromptedProcess(index) => {
                 let seat = seats.seat(index).ok_or_else(|| TurnError::Construction {
                     execution_id: id.clone(),
                     detail: format!("no seat at index {index}"),
                 })?;
                 seat.prepare().await;
-                let (script, turn_number) = (Rc::clone(script), turn);
-                let build: ScriptFor = Rc::new(move |request| turn_script(&script, turn_number, request));
-                Seated::Process(ProcessRuntime::new(seat, Some(build)))
-            }
-            ColumnKind::PromptedProcess(index) => {
-                let seat = seats.seat(index).ok_or_else(|| TurnError::Construction {
-                    execution_id: id.clone(),
-                    detail: format!("no seat at index {index}"),
-                })?;
-                seat.prepare().await;
-                let mut process = ProcessRuntime::new(seat, None).with_call_ids(seat_script.call_ids());
-                if let Some(steps) = seat_script.declare_step() {
-                    process = process.with_declared_steps(steps);
-                }
-                Seated::Process(process)
+                Seated::Process(if matches!(column, ColumnKind::Process(_)) {
+                    let (script, turn_number) = (Rc::clone(script), turn);
+                    let build: ScriptFor = Rc::new(move |request| turn_script(&script, turn_number, request));
+                    ProcessRuntime::new(seat, Some(build))
+                } else {
+                    let process = ProcessRuntime::new(seat, None).with_call_ids(seat_script.call_ids());
+                    match seat_script.declare_step() {
+                        Some(steps) => process.with_declared_steps(steps),
+                        None => process,
+                    }
+                })
             }
             ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) => Seated::Driven(
                 seat(column, script, turn, &seat_script, cache)

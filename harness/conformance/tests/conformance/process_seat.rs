@@ -4,9 +4,20 @@
 
 use crate::support::{committed_suite, suite_root};
 use serde_json::Value;
+use sharedos_conformance::input::loader::{parse_seat, Suite};
+use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
+use std::path::Path;
 
 const SEAT: &str = "process:python-reference";
 const ADVERSARY: &str = "adversary-embedded";
+
+/// The committed suite with one more seat, `seat` (a seat file's text)
+/// read as if it stood in `folder`.
+fn suite_with_seat(folder: &Path, seat: &str) -> Suite {
+    let mut suite = committed_suite();
+    suite.add_seat(parse_seat(&folder.join("extra.json"), folder, seat).unwrap()).unwrap();
+    suite
+}
 
 /// A manifest cell with the column named out.
 fn graded(cell: &Value) -> Value {
@@ -65,8 +76,6 @@ fn every_snapshot_of_the_python_column_differs_from_the_adversary_only_in_column
 #[test]
 fn a_seat_file_that_does_not_validate_names_its_file_pointer_and_expectation() {
     use sharedos_conformance::input::error::LoadErrorKind;
-    use sharedos_conformance::input::loader::parse_seat;
-    use std::path::Path;
     let file = Path::new("seats/bad.json");
     let parse = |text: &str| parse_seat(file, Path::new("/tmp"), text).unwrap_err();
     let good = r#"{"name": "ok", "label": "OK", "kind": "scripted", "command": "python3"}"#;
@@ -102,17 +111,13 @@ fn the_committed_seat_file_follows_its_schema_keys() {
 
 #[test]
 fn a_prompted_seat_makes_the_calls_its_prompt_lists_and_is_graded_from_the_record() {
-    use sharedos_conformance::input::loader::parse_seat;
-    use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
-    use std::path::Path;
     let standins = suite_root().join("harness/process/tests/standins");
     let seat = format!(
         r#"{{"name": "prompted", "label": "Prompted", "kind": "prompted", "command": "python3",
             "args": ["prompted.py"], "cwd": "{}", "passEnv": ["PATH"]}}"#,
         standins.display()
     );
-    let mut suite = committed_suite();
-    suite.add_seat(parse_seat(Path::new("prompted.json"), &standins, &seat).unwrap()).unwrap();
+    let suite = suite_with_seat(&standins, &seat);
     let selection = Selection { columns: vec!["process:prompted".to_string()], ..Selection::default() };
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(suite_root().join("reports/conformance.json")).unwrap()).unwrap();
@@ -154,14 +159,10 @@ fn a_prompted_seat_makes_the_calls_its_prompt_lists_and_is_graded_from_the_recor
 
 #[test]
 fn a_real_clock_seat_runs_on_the_wall_clock_and_its_records_say_so() {
-    use sharedos_conformance::input::loader::parse_seat;
-    use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
-    use std::path::Path;
     let folder = suite_root().join("harness/seats");
     let seat = r#"{"name": "live", "label": "Live", "kind": "scripted", "command": "python3",
         "args": ["runtime.py"], "cwd": "reference", "passEnv": ["PATH"], "clock": "real"}"#;
-    let mut suite = committed_suite();
-    suite.add_seat(parse_seat(Path::new("live.json"), &folder, seat).unwrap()).unwrap();
+    let suite = suite_with_seat(&folder, seat);
     // Rows with no timed step and no deadline to sit out take real
     // milliseconds, not the virtual seconds a stall would cost in real time.
     let selection = Selection {
@@ -186,14 +187,10 @@ fn a_real_clock_seat_runs_on_the_wall_clock_and_its_records_say_so() {
 
 #[test]
 fn a_per_turn_seat_grades_every_drain_and_annotate_row_as_the_per_run_seat() {
-    use sharedos_conformance::input::loader::parse_seat;
-    use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
-    use std::path::Path;
     let folder = suite_root().join("harness/seats");
     let seat = r#"{"name": "fresh", "label": "Fresh", "kind": "scripted", "command": "python3",
         "args": ["runtime.py"], "cwd": "reference", "passEnv": ["PATH"], "process": "per-turn"}"#;
-    let mut suite = committed_suite();
-    suite.add_seat(parse_seat(Path::new("fresh.json"), &folder, seat).unwrap()).unwrap();
+    let suite = suite_with_seat(&folder, seat);
     let selection = Selection {
         columns: vec!["process:fresh".to_string()],
         families: vec!["drain".to_string(), "annotate".to_string()],
