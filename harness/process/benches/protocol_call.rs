@@ -1,6 +1,22 @@
-//! The harness-side cost of one mediated call over `sharedos-runtime/1`:
-//! turns of 200 `files.read` calls made by the stand-in runtime, timed
-//! whole, minus the time the runtime reports it spent busy itself.
+//! The harness-side cost of one mediated call over `sharedos-runtime/1`.
+//!
+//! The stand-in runtime makes `files.read` calls one after another and
+//! reports how long it was busy itself. A turn's time, minus that, is
+//! measured for turns of 20 and of 220 calls; the difference over the 200
+//! extra calls is the cost of one call, without what a turn costs once
+//! (its start, its records, its end).
+//!
+//! What remains includes the operating system's round trip between the two
+//! processes, which no harness avoids. The floor measures it: the same
+//! stand-in answered by the least a peer can do (one thread reading two
+//! lines and writing a fixed answer), so the harness's own cost is the
+//! difference.
+//!
+//! The harness's CPU time per call is measured the same way, from the
+//! time the kernel counts for each of the harness's threads
+//! (`/proc/self/task/*/schedstat`): it is what the harness spends, where
+//! the time beyond the runtime's also holds the waits for the scheduler on
+//! a busy machine.
 //!
 //! `cargo bench -p sharedos-process --bench protocol_call` (figures in
 //! `reports/bench.md`).
@@ -12,53 +28,128 @@ use sharedos_process::launch::Launch;
 use sharedos_process::runtime::ProcessRuntime;
 use sharedos_process::seat::ProcessSeat;
 use sharedos_testkit::world::World;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::Instant;
 
 const TURNS: usize = 20;
-const CALLS: u128 = 200;
+const SHORT: u32 = 20;
+const LONG: u32 = 220;
 
-fn main() {
+fn standin_path() -> String {
+    format!("{}/tests/standins/standin.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Nanoseconds of CPU time every thread of this process has had so far.
+fn cpu_nanos() -> u128 {
+    let tasks = std::fs::read_dir("/proc/self/task").unwrap();
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u128>().ok())
+        .sum()
+}
+
+/// One turn of calls through the harness: nanoseconds beyond the
+/// runtime's own time, and the harness's CPU nanoseconds.
+fn harness_turn(seat: &Rc<ProcessSeat>) -> (u128, u128) {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().enable_io().start_paused(true).build().unwrap();
+    runtime.block_on(async {
+        let world = World::baseline();
+        seat.prepare().await;
+        let process = ProcessRuntime::new(Rc::clone(seat), None);
+        let executor = world.executor(Rc::new(process.clone()), 0);
+        let options = ExecutionOptions { max_tool_calls: Some(1000), ..ExecutionOptions::default() };
+        let request = world.request(Some(options));
+        let background = process.background();
+        let cpu = cpu_nanos();
+        let started = Instant::now();
+        let execution = executor.execute(request, ExecuteOptions::default());
+        tokio::pin!(execution);
+        let result = loop {
+            tokio::select! {
+                biased;
+                result = &mut execution => break result.unwrap(),
+                () = background.drive() => {}
+            }
+        };
+        let wall = started.elapsed().as_nanos();
+        let cpu = cpu_nanos() - cpu;
+        process.finish().await;
+        let busy = result.output.as_ref().and_then(|o| o["busyNs"].as_u64()).expect("the stand-in timed itself");
+        (wall.saturating_sub(u128::from(busy)), cpu)
+    })
+}
+
+fn harness_seat(calls: u32) -> Rc<ProcessSeat> {
     let mut launch = Launch::new("python3");
-    launch.args = vec![format!("{}/tests/standins/standin.py", env!("CARGO_MANIFEST_DIR")), "calls".into()];
+    launch.args = vec![standin_path(), "calls".into(), calls.to_string()];
     launch.env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
     let fallback =
         RuntimeManifest { id: "bench".into(), version: "0".into(), protocol_version: "1".into(), metadata: None };
-    let seat = Rc::new(ProcessSeat::new(launch, fallback));
-    let mut per_call = Vec::new();
-    for _ in 0..TURNS {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
-        let (wall, busy) = runtime.block_on(async {
-            let world = World::baseline();
-            seat.prepare().await;
-            let process = ProcessRuntime::new(Rc::clone(&seat), None);
-            let executor = world.executor(Rc::new(process.clone()), 0);
-            let options = ExecutionOptions { max_tool_calls: Some(1000), ..ExecutionOptions::default() };
-            let request = world.request(Some(options));
-            let background = process.background();
-            let started = Instant::now();
-            let execution = executor.execute(request, ExecuteOptions::default());
-            tokio::pin!(execution);
-            let result = loop {
-                tokio::select! {
-                    biased;
-                    result = &mut execution => break result.unwrap(),
-                    () = background.drive() => {}
-                }
-            };
-            let wall = started.elapsed().as_nanos();
-            process.finish().await;
-            let busy = result.output.as_ref().and_then(|o| o["busyNs"].as_u64()).expect("the stand-in timed itself");
-            (wall, u128::from(busy))
-        });
-        per_call.push(wall.saturating_sub(busy) / CALLS);
+    Rc::new(ProcessSeat::new(launch, fallback))
+}
+
+/// The same for a turn answered by a bare peer.
+fn floor_turn(calls: u32) -> u128 {
+    let mut child = Command::new("python3")
+        .args([standin_path(), "calls".into(), calls.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let mut say = |text: &str| {
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    say("{\"type\":\"hello\",\"protocol\":\"sharedos-runtime/1\"}\n");
+    stdout.read_line(&mut line).unwrap();
+    say("{\"type\":\"turn\",\"turn\":\"t\",\"request\":{\"context\":{\"traceId\":\"trace\",\"now\":\"2026-01-01T00:00:00Z\"}}}\n");
+    let answer = "{\"type\":\"toolResult\",\"turn\":\"t\",\"id\":\"c\",\"result\":{\"status\":\"ok\",\"output\":{\"content\":\"# Policy\\nRead before you write.\\n\"}}}\n";
+    let started = Instant::now();
+    for _ in 0..calls {
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        stdout.read_line(&mut line).unwrap();
+        say(answer);
     }
-    per_call.sort_unstable();
-    let median = per_call[per_call.len() / 2];
-    println!(
-        "protocol_call: harness-side cost per mediated call over the protocol, median of {TURNS} turns of {CALLS} calls: {:.1} µs (min {:.1}, max {:.1})",
-        median as f64 / 1000.0,
-        per_call[0] as f64 / 1000.0,
-        per_call[per_call.len() - 1] as f64 / 1000.0
-    );
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let wall = started.elapsed().as_nanos();
+    drop(stdin);
+    child.wait().unwrap();
+    let outcome: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let busy = outcome["outcome"]["output"]["busyNs"].as_u64().unwrap();
+    wall.saturating_sub(u128::from(busy))
+}
+
+fn main() {
+    let (short, long) = (harness_seat(SHORT), harness_seat(LONG));
+    let (mut walls, mut cpus) = (Vec::new(), Vec::new());
+    for _ in 0..TURNS {
+        let ((short_wall, short_cpu), (long_wall, long_cpu)) = (harness_turn(&short), harness_turn(&long));
+        walls.push((short_wall, long_wall));
+        cpus.push((short_cpu, long_cpu));
+    }
+    let floors: Vec<(u128, u128)> = (0..TURNS).map(|_| (floor_turn(SHORT), floor_turn(LONG))).collect();
+    let (harness, bare, cpu) = (per_call(walls), per_call(floors), per_call(cpus));
+    println!("protocol_call: per call, medians of {TURNS} turns of {SHORT} and of {LONG} calls");
+    println!("  beyond the runtime's own time, through the harness: {harness:.1} µs");
+    println!("  beyond the runtime's own time, through a bare peer (the floor): {bare:.1} µs");
+    println!("  the harness's CPU time: {cpu:.1} µs");
+}
+
+/// Microseconds per call: the median long turn less the median short one,
+/// over the calls between them.
+fn per_call(turns: Vec<(u128, u128)>) -> f64 {
+    let median = |mut nanos: Vec<u128>| {
+        nanos.sort_unstable();
+        nanos[nanos.len() / 2] as f64
+    };
+    let (shorts, longs): (Vec<u128>, Vec<u128>) = turns.into_iter().unzip();
+    (median(longs) - median(shorts)) / f64::from(LONG - SHORT) / 1000.0
 }

@@ -1,27 +1,32 @@
 //! One running runtime process: its stdin written from the caller's thread
-//! while the runtime keeps up and by a thread of its own otherwise,
-//! its stdout split into lines by another, a bounded tail of its stderr,
+//! while the runtime keeps up and by a thread of its own otherwise, its
+//! stdout read on the cell's own runtime, a bounded tail of its stderr,
 //! and the busy guard that keeps the harness's paused clock from moving
 //! while the runtime works.
 //!
-//! The threads and channels belong to no async runtime, so one process
-//! serves the turns of many cells, each on its own paused-clock runtime.
+//! One process serves the turns of many cells, each on its own
+//! paused-clock runtime: stdout is registered with whichever runtime reads
+//! it, and moves to the next one when that one reads. Reading it there,
+//! rather than on a thread of its own, saves a hand-off between threads on
+//! every line, most of what one call over the protocol costs.
 
 use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
 use crate::violation::{parse_line, Violation};
 use sharedos_model::execution::RuntimeManifest;
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+use tokio::net::unix::pipe;
 use tokio::sync::mpsc as async_mpsc;
 
-/// Lines read ahead of the harness; the reader thread waits when full.
-const LINE_BUFFER: usize = 1024;
+/// Bytes read from stdout at a time.
+const READ_CHUNK: usize = 64 * 1024;
 /// A line is written from the caller's thread when it and every line the
 /// runtime has not yet confirmed reading (through a wait's `seen`) come to
 /// at most this many bytes: a pipe holds 64 KiB, so such a write cannot
@@ -76,13 +81,120 @@ impl Input {
     }
 }
 
-/// What the stdout reader and the busy guard report.
+/// What reading stdout gives.
 #[derive(Debug)]
 enum Incoming {
     Line(Vec<u8>),
     TooLong,
     Eof,
     BusyTimeout,
+}
+
+/// The runtime's stdout: between reads, or registered with the runtime
+/// that read it last.
+enum Pipe {
+    Detached(OwnedFd),
+    Attached { receiver: pipe::Receiver, runtime: tokio::runtime::Id },
+    Closed,
+}
+
+/// The pipe registered with the current runtime, moved to it from the
+/// runtime that read it before; `None` once it closed.
+fn attached(pipe: &mut Pipe) -> Option<&pipe::Receiver> {
+    let current = tokio::runtime::Handle::current().id();
+    let moving = match std::mem::replace(pipe, Pipe::Closed) {
+        Pipe::Attached { receiver, runtime } if runtime == current => {
+            *pipe = Pipe::Attached { receiver, runtime };
+            None
+        }
+        Pipe::Attached { receiver, .. } => receiver.into_nonblocking_fd().ok(),
+        Pipe::Detached(fd) => Some(fd),
+        Pipe::Closed => None,
+    };
+    if let Some(receiver) = moving.and_then(|fd| pipe::Receiver::from_owned_fd(fd).ok()) {
+        *pipe = Pipe::Attached { receiver, runtime: current };
+    }
+    match pipe {
+        Pipe::Attached { receiver, .. } => Some(receiver),
+        Pipe::Detached(_) | Pipe::Closed => None,
+    }
+}
+
+/// Stdout split into lines of at most `max` bytes; a longer line is
+/// reported once and skipped without being kept.
+struct Output {
+    pipe: Pipe,
+    /// What one read fills.
+    chunk: Vec<u8>,
+    /// Bytes read and not yet handed out, no line end among them.
+    pending: Vec<u8>,
+    /// Lines read and not yet handed out.
+    lines: VecDeque<Incoming>,
+    /// Inside a line that passed the cap: skip to its end.
+    skipping: bool,
+    max: usize,
+    /// Where the busy guard says the runtime worked too long.
+    busy_timeouts: async_mpsc::Receiver<()>,
+}
+
+impl Output {
+    /// The next line, reading on the current runtime as needed, or word
+    /// that the runtime has been busy too long.
+    async fn next(&mut self) -> Incoming {
+        loop {
+            if let Some(incoming) = self.lines.pop_front() {
+                return incoming;
+            }
+            let Some(receiver) = attached(&mut self.pipe) else { return Incoming::Eof };
+            tokio::select! {
+                biased;
+                ready = receiver.readable() => if ready.is_err() {
+                    return Incoming::Eof;
+                },
+                Some(()) = self.busy_timeouts.recv() => return Incoming::BusyTimeout,
+            }
+            match receiver.try_read(&mut self.chunk) {
+                Ok(0) => {
+                    self.pipe = Pipe::Closed;
+                    self.lines.push_back(Incoming::Eof);
+                }
+                Ok(read) => {
+                    let chunk = std::mem::take(&mut self.chunk);
+                    self.split(&chunk[..read]);
+                    self.chunk = chunk;
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => {
+                    self.pipe = Pipe::Closed;
+                    self.lines.push_back(Incoming::Eof);
+                }
+            }
+        }
+    }
+
+    fn split(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let (body, ends, rest) = match bytes.iter().position(|b| *b == b'\n') {
+                Some(at) => (&bytes[..at], true, &bytes[at + 1..]),
+                None => (bytes, false, &[][..]),
+            };
+            if !self.skipping && self.pending.len() + body.len() > self.max {
+                self.skipping = true;
+                self.pending.clear();
+                self.lines.push_back(Incoming::TooLong);
+            }
+            if !self.skipping {
+                self.pending.extend_from_slice(body);
+            }
+            if ends {
+                if !self.skipping {
+                    self.lines.push_back(Incoming::Line(std::mem::take(&mut self.pending)));
+                }
+                self.skipping = false;
+            }
+            bytes = rest;
+        }
+    }
 }
 
 /// While alive, virtual time stands still: a blocking task on the cell's
@@ -94,11 +206,11 @@ struct BusyGuard {
 }
 
 impl BusyGuard {
-    fn start(limit: Duration, report: async_mpsc::Sender<Incoming>) -> BusyGuard {
+    fn start(limit: Duration, report: async_mpsc::Sender<()>) -> BusyGuard {
         let (release, released) = mpsc::channel::<()>();
         drop(tokio::task::spawn_blocking(move || {
             if matches!(released.recv_timeout(limit), Err(RecvTimeoutError::Timeout)) {
-                let _ = report.blocking_send(Incoming::BusyTimeout);
+                let _ = report.blocking_send(());
             }
         }));
         BusyGuard { _release: release }
@@ -109,8 +221,8 @@ impl BusyGuard {
 pub struct Session {
     child: Mutex<Child>,
     input: Mutex<Input>,
-    incoming: tokio::sync::Mutex<async_mpsc::Receiver<Incoming>>,
-    report: async_mpsc::Sender<Incoming>,
+    output: tokio::sync::Mutex<Output>,
+    report: async_mpsc::Sender<()>,
     busy: Mutex<Option<BusyGuard>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: SessionLimits,
@@ -131,7 +243,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Session {
     /// Starts `launch` in a process group of its own, with only its
-    /// variables.
+    /// variables. It is read on tokio runtimes with I/O enabled.
     ///
     /// # Errors
     /// When the process cannot be started.
@@ -143,7 +255,7 @@ impl Session {
             command.current_dir(cwd);
         }
         let mut child = command.spawn()?;
-        let (report, incoming) = async_mpsc::channel(LINE_BUFFER);
+        let (report, busy_timeouts) = async_mpsc::channel(1);
         let (queue, queued_lines) = mpsc::channel::<Vec<u8>>();
         let stdin = Arc::new(Mutex::new(child.stdin.take()));
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -159,10 +271,16 @@ impl Session {
             });
         }
         let input = Input { stdin, queue: Some(queue), queued, unconfirmed: VecDeque::new(), confirmed: 0 };
-        if let Some(stdout) = child.stdout.take() {
-            let (report, max) = (report.clone(), launch.limits.max_line_bytes);
-            std::thread::spawn(move || read_lines(stdout, max, &report));
-        }
+        let pipe = child.stdout.take().map_or(Pipe::Closed, |stdout| Pipe::Detached(stdout.into()));
+        let output = Output {
+            pipe,
+            chunk: vec![0; READ_CHUNK],
+            pending: Vec::new(),
+            lines: VecDeque::new(),
+            skipping: false,
+            max: launch.limits.max_line_bytes,
+            busy_timeouts,
+        };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         if let Some(pipe) = child.stderr.take() {
             let (tail, cap) = (Arc::clone(&stderr), launch.limits.stderr_tail_bytes);
@@ -171,7 +289,7 @@ impl Session {
         Ok(Session {
             child: Mutex::new(child),
             input: Mutex::new(input),
-            incoming: tokio::sync::Mutex::new(incoming),
+            output: tokio::sync::Mutex::new(output),
             report,
             busy: Mutex::new(None),
             stderr,
@@ -245,25 +363,25 @@ impl Session {
     /// The violation the next line is, the end of the output, or a runtime
     /// busy for too long.
     pub async fn next(&self) -> Result<RuntimeMessage, Violation> {
-        let mut incoming = self.incoming.lock().await;
+        let mut output = self.output.lock().await;
         let mut blank = 0;
         loop {
-            match incoming.recv().await {
-                Some(Incoming::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => {
+            match output.next().await {
+                Incoming::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {
                     blank += 1;
                     if blank > self.limits.max_ignored_lines {
                         return Err(Violation::Flood { max: self.limits.max_ignored_lines });
                     }
                 }
-                Some(Incoming::Line(line)) => return parse_line(&line),
-                Some(Incoming::TooLong) => return Err(Violation::LineTooLong { max: self.limits.max_line_bytes }),
-                Some(Incoming::BusyTimeout) => {
+                Incoming::Line(line) => return parse_line(&line),
+                Incoming::TooLong => return Err(Violation::LineTooLong { max: self.limits.max_line_bytes }),
+                Incoming::BusyTimeout => {
                     if lock(&self.busy).is_some() {
                         let ms = u64::try_from(self.limits.busy_timeout.as_millis()).unwrap_or(u64::MAX);
                         return Err(Violation::Unresponsive { ms });
                     }
                 }
-                Some(Incoming::Eof) | None => return Err(Violation::Exited { stderr: self.stderr_tail() }),
+                Incoming::Eof => return Err(Violation::Exited { stderr: self.stderr_tail() }),
             }
         }
     }
@@ -316,42 +434,6 @@ fn kill_group(pgid: u32) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
-}
-
-/// Splits stdout into lines of at most `max` bytes; a longer line is
-/// reported once and skipped without being kept.
-fn read_lines(stdout: impl Read, max: usize, report: &async_mpsc::Sender<Incoming>) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    let mut too_long = false;
-    while let Ok(chunk) = reader.fill_buf() {
-        if chunk.is_empty() {
-            break;
-        }
-        let (taken, ends) = match chunk.iter().position(|b| *b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (chunk.len(), false),
-        };
-        let body = &chunk[..if ends { taken - 1 } else { taken }];
-        if !too_long && line.len() + body.len() > max {
-            too_long = true;
-            line.clear();
-            if report.blocking_send(Incoming::TooLong).is_err() {
-                return;
-            }
-        }
-        if !too_long {
-            line.extend_from_slice(body);
-        }
-        reader.consume(taken);
-        if ends {
-            if !too_long && report.blocking_send(Incoming::Line(std::mem::take(&mut line))).is_err() {
-                return;
-            }
-            too_long = false;
-        }
-    }
-    let _ = report.blocking_send(Incoming::Eof);
 }
 
 /// Keeps the last `cap` bytes of stderr.

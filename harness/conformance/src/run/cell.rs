@@ -136,22 +136,25 @@ impl<'s> Row<'s> {
     /// # Errors
     /// When the cell cannot be run at all.
     pub fn run_cell(&self, column_id: &str) -> Result<CellRun, CellError> {
-        let clock = self.clock_of(column_id);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(clock == Clock::Virtual)
-            .build()
-            .map_err(|e| CellError::Runtime(e.to_string()))?;
+        let seat_clock = self.seat_clock(column_id);
+        let clock = seat_clock.unwrap_or(Clock::Virtual);
+        let mut builder = tokio::runtime::Builder::new_current_thread();
+        builder.enable_time().start_paused(clock == Clock::Virtual);
+        if seat_clock.is_some() {
+            // A seat's runtime is read through the cell's own I/O driver.
+            builder.enable_io();
+        }
+        let runtime = builder.build().map_err(|e| CellError::Runtime(e.to_string()))?;
         runtime.block_on(run_cell_async(self, column_id, clock))
     }
 
-    /// The clock a column's turns run on: a seat's own, else the paused one.
-    fn clock_of(&self, column_id: &str) -> Clock {
+    /// The clock a seat's column runs on; `None` for a built-in column.
+    fn seat_clock(&self, column_id: &str) -> Option<Clock> {
         match column(self.seats.seats(), column_id).map(|c| c.kind) {
             Some(ColumnKind::Process(index) | ColumnKind::PromptedProcess(index)) => {
-                self.seats.seats().get(index).map_or(Clock::Virtual, |seat| seat.launch.clock)
+                Some(self.seats.seats().get(index).map_or(Clock::Virtual, |seat| seat.launch.clock))
             }
-            _ => Clock::Virtual,
+            _ => None,
         }
     }
 
