@@ -11,7 +11,7 @@ use sharedos_conformance::output::atomic::write_if_changed;
 use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
-use sharedos_conformance::run::matrix::{plan, PlannedCell, Selection};
+use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -86,7 +86,8 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     let golden_dir = args.select.root.join("golden");
     let compare_with = (mode != Mode::Bless).then_some(golden_dir.as_path());
     let selection = selection(&args.select);
-    let report = match run_and_report(&suite, &selection, &planned, jobs, compare_with) {
+    let settings = RunSettings { jobs, golden: compare_with, keep_grading: false };
+    let report = match run_and_report(&suite, &selection, &planned, settings) {
         Ok(report) => report,
         Err(error) => {
             eprintln!("error: the harness failed to {error} (this is a bug)");

@@ -16,7 +16,7 @@ use sharedos_conformance::output::golden::{CellKey, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::cell::{assembly_input, run_cell, RecordContext};
 use sharedos_conformance::run::column::{column, ADVERSARY_ID};
-use sharedos_conformance::run::matrix::{locate, plan, Selection};
+use sharedos_conformance::run::matrix::{locate, plan, RunSettings, Selection};
 use sharedos_conformance::run::process_seats::WorkerSeats;
 use sharedos_conformance::run::record::assemble::assemble_record;
 use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
@@ -50,7 +50,8 @@ fn suite() -> Suite {
 fn matrix_run(suite: &Suite, selection: &Selection, jobs: usize) -> Report {
     let planned = plan(suite, selection);
     let golden = repository_root().join("golden");
-    let report = run_and_report(suite, selection, &planned, jobs, Some(&golden)).expect("the report builds");
+    let settings = RunSettings { jobs, golden: Some(&golden), keep_grading: false };
+    let report = run_and_report(suite, selection, &planned, settings).expect("the report builds");
     for run in &report.cells {
         black_box(matches!(run.golden, Some(GoldenComparison::Same)));
     }

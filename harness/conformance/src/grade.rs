@@ -3,6 +3,7 @@
 //! judge that decides the verdict from them once.
 
 pub mod completeness;
+pub mod evidence;
 pub mod judge;
 pub mod messaging;
 pub mod receipt;

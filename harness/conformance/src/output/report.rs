@@ -6,10 +6,9 @@ use crate::input::loader::Suite;
 use crate::output::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
 use crate::output::markdown::render_markdown;
 use crate::run::cell::{CellError, CellRun};
-use crate::run::matrix::{locate, run_all, PlannedCell, PlannedResult, Selection};
+use crate::run::matrix::{locate, run_all, PlannedCell, PlannedResult, RunSettings, Selection};
 use sharedos_model::canonical::CanonicalError;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// A finished run: every graded cell and the reports built from them.
 #[derive(Debug, Clone)]
@@ -44,7 +43,7 @@ pub enum ReportError {
     Hash(#[from] CanonicalError),
 }
 
-/// Runs the planned cells on `jobs` workers (see [`run_all`]) and builds
+/// Runs the planned cells as `settings` say (see [`run_all`]) and builds
 /// their report. The case-set hash needs only the suite, so it is computed
 /// while the cells run rather than after them.
 ///
@@ -54,10 +53,9 @@ pub fn run_and_report(
     suite: &Suite,
     selection: &Selection,
     planned: &[PlannedCell],
-    jobs: usize,
-    golden: Option<&Path>,
+    settings: RunSettings<'_>,
 ) -> Result<Report, ReportError> {
-    let (results, case_set) = rayon::join(|| run_all(suite, planned, jobs, golden), || case_set_hash(suite));
+    let (results, case_set) = rayon::join(|| run_all(suite, planned, settings), || case_set_hash(suite));
     report_with(suite, selection, results, case_set?)
 }
 

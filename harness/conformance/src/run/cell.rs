@@ -4,9 +4,8 @@
 use super::cache::RunCache;
 use super::process_seats::WorkerSeats;
 use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
-use crate::grade::completeness::check_completeness;
-use crate::grade::judge::cell::assemble_cell;
-use crate::grade::judge::{judge, GradingInput, TurnFacts};
+use crate::grade::evidence::{grade_cell, GradingEvidence, GradingRules};
+use crate::grade::judge::TurnFacts;
 use crate::grade::messaging::host_attempts;
 use crate::grade::receipt::{receipts_from_record, AttemptReceipt};
 use crate::identity::cell_identity::{Identity, WorldIdentity};
@@ -53,6 +52,8 @@ pub struct CellRun {
     /// The hash of the cell's world (`experiment.worldHash`), kept so the
     /// world-set hash need not build the world again.
     pub world_hash: String,
+    /// What the cell was graded from, when the run was asked to keep it.
+    pub grading: Option<GradingEvidence>,
 }
 
 /// A cell that could not be run (a harness bug, never a verdict).
@@ -114,6 +115,8 @@ pub struct Row<'s> {
     /// The identity hashes, written by the first cell that runs: they cover
     /// the case, the script, the condition and its world, never the column.
     identity: OnceCell<Identity>,
+    /// Whether each run cell keeps what it was graded from.
+    keep_grading: bool,
 }
 
 impl<'s> Row<'s> {
@@ -127,7 +130,14 @@ impl<'s> Row<'s> {
         cache: &'s Arc<RunCache>,
         seats: &'s WorkerSeats,
     ) -> Row<'s> {
-        Row { case, condition, script, cache, seats, identity: OnceCell::new() }
+        Row { case, condition, script, cache, seats, identity: OnceCell::new(), keep_grading: false }
+    }
+
+    /// The same row, its cells keeping what they were graded from.
+    #[must_use]
+    pub fn keeping_grading(mut self, keep: bool) -> Row<'s> {
+        self.keep_grading = keep;
+        self
     }
 
     /// Runs the row's cell in `column_id` on its own current-thread runtime
@@ -200,35 +210,29 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<
         clock,
     };
     let records = world.fixtures.audit.with_events(|audit| assemble_records(&turns, audit, &records_of))?;
-    let receipts = receipts_of(column.kind, script, &turns, &records);
-    let Some(last) = records.last() else {
-        return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
-    };
-    let completeness = check_completeness(last);
-    let limits = column.kind.limits(script, condition).grading;
     let facts = turns
         .last()
         .map(|t| TurnFacts::read(&t.result, world.ledger.as_deref()).with_after_result(after_result))
         .unwrap_or_default();
-    let host_attempts = host_attempts(&messaging, &world, &turns);
-    let judgement = judge(&GradingInput {
-        script,
-        expect_turn: condition.expect_turn.as_ref(),
-        receipts: &receipts,
-        record: last,
-        completeness: &completeness,
-        limits: &limits,
-        facts: &facts,
-        host_attempts: &host_attempts,
-    });
-    let turn_count = u32::try_from(turns.len()).unwrap_or(u32::MAX);
-    let cell = assemble_cell(column_id, &judgement, &completeness, turn_count, None);
-    let evidence = evidence_of(&key, &records)?;
-    let snapshot = cell_snapshot(&cell, &turns, &records, &receipts, &world)
+    let evidence = GradingEvidence {
+        receipts: receipts_of(column.kind, script, &turns, &records),
+        host_attempts: host_attempts(&messaging, &world, &turns),
+        records,
+        facts,
+    };
+    let limits = column.kind.limits(script, condition).grading;
+    let rules = GradingRules { column_id, script, expect_turn: condition.expect_turn.as_ref(), limits: &limits };
+    let Some(graded) = grade_cell(&evidence, rules) else {
+        return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
+    };
+    let cell = graded.cell;
+    let hashes = evidence_of(&key, &evidence.records)?;
+    let snapshot = cell_snapshot(&cell, &turns, &evidence.records, &evidence.receipts, &world)
         .with_messaging(messaging.snapshot_effects(&world, &turns));
     let snapshot = Snapshot::of(&snapshot);
     let world_hash = records_of.identity.world.hash.clone();
-    Ok(CellRun { key, cell, evidence, snapshot, golden: None, world_hash })
+    let grading = row.keep_grading.then_some(evidence);
+    Ok(CellRun { key, cell, evidence: hashes, snapshot, golden: None, world_hash, grading })
 }
 
 /// One record per turn, each assembled from the cell's whole audit trail.

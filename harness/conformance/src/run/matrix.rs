@@ -113,13 +113,25 @@ pub fn locate<'s>(suite: &'s Suite, key: &CellKey) -> Result<(&'s Case, &'s Cond
 /// A planned cell with its result, `None` when it was declared.
 pub type PlannedResult = (PlannedCell, Option<CellResult>);
 
-/// Runs every planned cell that needs running on `jobs` worker threads, a
-/// row (case × condition) at a time so its columns share what does not
-/// depend on the column. With `golden`, each cell's snapshot is also
-/// compared with its file there, on the worker that ran it. Results come
-/// back in plan order whatever the scheduling.
+/// How [`run_all`] runs the planned cells.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunSettings<'a> {
+    /// Worker threads (at least one is used).
+    pub jobs: usize,
+    /// Where golden files are, to compare each snapshot with on the worker
+    /// that made it.
+    pub golden: Option<&'a Path>,
+    /// Whether each run cell keeps what it was graded from (certification
+    /// needs it; a plain run would only hold it in memory).
+    pub keep_grading: bool,
+}
+
+/// Runs every planned cell that needs running on `settings.jobs` worker
+/// threads, a row (case × condition) at a time so its columns share what
+/// does not depend on the column. Results come back in plan order whatever
+/// the scheduling.
 #[must_use]
-pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Option<&Path>) -> Vec<PlannedResult> {
+pub fn run_all(suite: &Suite, planned: &[PlannedCell], settings: RunSettings<'_>) -> Vec<PlannedResult> {
     let rows: Vec<&[PlannedCell]> =
         planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).collect();
     // The workers share the run's one cache; a worker takes the next row
@@ -133,12 +145,12 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Opti
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(row) = rows.get(index) else { break };
-            ran.push((index, run_row(suite, row, golden, &cache, &seats)));
+            ran.push((index, run_row(suite, row, settings, &cache, &seats)));
         }
         ran
     };
     let mut ran: Vec<(usize, Vec<PlannedResult>)> =
-        match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
+        match rayon::ThreadPoolBuilder::new().num_threads(settings.jobs.max(1)).build() {
             Ok(pool) => pool.broadcast(|_| work()).into_iter().flatten().collect(),
             // A pool that cannot start still yields the same ordered results.
             Err(_) => work(),
@@ -151,7 +163,7 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], jobs: usize, golden: Opti
 fn run_row(
     suite: &Suite,
     cells: &[PlannedCell],
-    golden: Option<&Path>,
+    settings: RunSettings<'_>,
     cache: &Arc<RunCache>,
     seats: &WorkerSeats,
 ) -> Vec<PlannedResult> {
@@ -159,13 +171,14 @@ fn run_row(
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
-            row = Some(Row::new(case, condition, Rc::new(script.clone()), cache, seats));
+            let row_of = Row::new(case, condition, Rc::new(script.clone()), cache, seats);
+            row = Some(row_of.keeping_grading(settings.keep_grading));
         }
         let mut run = match &row {
             Some(row) => row.run_cell(&planned.key.column)?,
             None => return Err(CellError::NotInSuite { cell: planned.key.trial_name() }),
         };
-        run.golden = golden.map(|dir| compare(dir, &run.key, &run.snapshot));
+        run.golden = settings.golden.map(|dir| compare(dir, &run.key, &run.snapshot));
         Ok(run)
     };
     cells.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run(p)))).collect()

@@ -11,7 +11,7 @@ use support::committed_suite;
 use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::output::manifest::Cell;
 use sharedos_conformance::run::column::columns;
-use sharedos_conformance::run::matrix::{plan, run_all, Selection};
+use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
 use std::collections::BTreeMap;
 
 /// Every driven cell of the matrix family: column -> row -> cell.
@@ -22,7 +22,7 @@ fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
     let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };
     let planned = plan(&suite, &selection);
     let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
-    for (planned, result) in run_all(&suite, &planned, 2, None) {
+    for (planned, result) in run_all(&suite, &planned, RunSettings { jobs: 2, ..RunSettings::default() }) {
         let cell = match (planned.declared, result) {
             (Some(cell), _) => cell,
             (None, Some(run)) => run.expect("the cell runs").cell,

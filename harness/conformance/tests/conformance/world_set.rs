@@ -9,7 +9,7 @@ use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::identity::sets::world_set_hash;
 use sharedos_conformance::input::loader::Suite;
 use sharedos_conformance::output::report::build_report;
-use sharedos_conformance::run::matrix::{plan, run_all, Selection};
+use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
 use support::committed_suite;
 
 /// The world-set hash of the cases `selection` keeps, as the report takes them.
@@ -26,7 +26,7 @@ fn r7_the_report_hashes_the_world_set_of_its_run_cells_as_built_worlds_do() {
     let suite = committed_suite();
     let selection = only(&["forged-grant", "bounded-grant"]);
     let planned = plan(&suite, &selection);
-    let report = build_report(&suite, &selection, run_all(&suite, &planned, 1, None)).unwrap();
+    let report = build_report(&suite, &selection, run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() })).unwrap();
     assert_eq!(report.manifest.world_set_hash, world_set(&suite, &selection));
 }
 

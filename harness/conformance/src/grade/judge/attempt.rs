@@ -53,7 +53,8 @@ pub struct Excuses {
 }
 
 /// One graded attempt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AttemptOutcome {
     /// The attempt.
     pub attempt_id: String,

@@ -5,6 +5,7 @@
 //! The record keeps none of these (it is about authority and operations),
 //! yet the drain, retryable and annotate rules are stated on exactly them.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sharedos_model::execution::ExecutionResult;
 use sharedos_model::instant::Instant;
@@ -17,7 +18,8 @@ use std::time::Duration;
 pub const QUIET_WINDOW: Duration = Duration::from_millis(600_000);
 
 /// The facts of the last turn of a cell, besides its record.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TurnFacts {
     /// The ending error's `retryable` (`None` when absent or there is no error).
     pub retryable: Option<bool>,

@@ -1,0 +1,77 @@
+//! What a run cell is graded from, kept whole: whoever holds it grades the
+//! cell again with [`grade_cell`] and gets the same verdict, which is how a
+//! certification bundle's verdicts are checked without trusting them.
+//!
+//! The records are the cell's execution records; the receipts, facts and
+//! host attempts are what the run observed outside them (the adversary's
+//! own report, the turn's ending and world effects, a messaging world's
+//! host operations).
+
+use crate::grade::completeness::{check_completeness, Completeness};
+use crate::grade::judge::attempt::{AttemptOutcome, GradingLimits};
+use crate::grade::judge::cell::assemble_cell;
+use crate::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
+use crate::grade::receipt::AttemptReceipt;
+use crate::input::case::TurnExpectation;
+use crate::input::script::AttackScript;
+use crate::output::manifest::Cell;
+use serde::{Deserialize, Serialize};
+use sharedos_model::record::ExecutionRecord;
+
+/// Everything one run cell is graded from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GradingEvidence {
+    /// One record per turn, in turn order; the last is graded.
+    pub records: Vec<ExecutionRecord>,
+    /// What each attempt was answered, every turn's concatenated.
+    pub receipts: Vec<AttemptReceipt>,
+    /// The last turn's facts outside its record.
+    pub facts: TurnFacts,
+    /// A messaging world's host operations, graded ahead of the script's.
+    pub host_attempts: Vec<AttemptOutcome>,
+}
+
+/// What the row and the column say about grading, besides the evidence.
+#[derive(Debug, Clone, Copy)]
+pub struct GradingRules<'a> {
+    /// The column.
+    pub column_id: &'a str,
+    /// The row's script.
+    pub script: &'a AttackScript,
+    /// The ending the condition requires, when the row grades it.
+    pub expect_turn: Option<&'a TurnExpectation>,
+    /// What the column declares about attempts.
+    pub limits: &'a GradingLimits,
+}
+
+/// A graded run cell.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct GradedCell {
+    /// The judge's reasoning.
+    pub judgement: Judgement,
+    /// The last record's completeness.
+    pub completeness: Completeness,
+    /// The cell as the manifest holds it.
+    pub cell: Cell,
+}
+
+/// Grades one run cell from its evidence; `None` when it holds no record.
+pub fn grade_cell(evidence: &GradingEvidence, rules: GradingRules<'_>) -> Option<GradedCell> {
+    let last = evidence.records.last()?;
+    let completeness = check_completeness(last);
+    let judgement = judge(&GradingInput {
+        script: rules.script,
+        expect_turn: rules.expect_turn,
+        receipts: &evidence.receipts,
+        record: last,
+        completeness: &completeness,
+        limits: rules.limits,
+        facts: &evidence.facts,
+        host_attempts: &evidence.host_attempts,
+    });
+    let turns = u32::try_from(evidence.records.len()).unwrap_or(u32::MAX);
+    let cell = assemble_cell(rules.column_id, &judgement, &completeness, turns, None);
+    Some(GradedCell { judgement, completeness, cell })
+}
