@@ -26,10 +26,67 @@ pub enum Command {
     Bless(RunArgs),
     /// List the selected cells without running them.
     List(SelectArgs),
+    /// Run one column over the whole canonical suite, beside the Adversary
+    /// column, and write a bundle others can verify without trusting it.
+    Certify(CertifyArgs),
+    /// Check a bundle offline: digests, record hashes, the evidence root,
+    /// the case set, every verdict graded again, completeness, signature.
+    Verify(VerifyArgs),
     /// Read a captured vendor CLI stream and print, as JSON Lines, each step
     /// the vendor's codec extracts, then the turn's outcome and the counts
     /// of ignored lines by kind.
     Decode(DecodeArgs),
+}
+
+/// Options of `certify`. There are no filters: a claim over fewer cases
+/// is no claim.
+#[derive(Debug, Clone, Args)]
+pub struct CertifyArgs {
+    /// Repository root holding cases/ and adversaries/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// The column to certify (default: the column of `--seat`).
+    #[arg(long, value_name = "ID")]
+    pub column: Option<String>,
+    /// Seat the runtime this seat file describes, as column `process:<name>`.
+    #[arg(long, value_name = "FILE")]
+    pub seat: Option<PathBuf>,
+    /// The bundle to write (a folder that must not exist yet).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Sign the statement with this Ed25519 private key (PKCS#8 PEM).
+    #[arg(long, value_name = "FILE")]
+    pub sign_key: Option<PathBuf>,
+    /// Worker threads (default: available cores). The bundle is identical
+    /// for any value, but for the statement's environment.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Options of `verify`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The bundle.
+    #[arg(value_name = "BUNDLE")]
+    pub bundle: PathBuf,
+    /// Require the statement signed by this Ed25519 public key (SPKI PEM).
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Require the bundle's case set to be this suite's (a repository root).
+    #[arg(long, value_name = "DIR")]
+    pub suite: Option<PathBuf>,
+    /// How to print the outcome.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
+    pub format: VerifyFormat,
+}
+
+/// Output formats of `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormat {
+    /// One line per failure, then the outcome.
+    Human,
+    /// One JSON document.
+    Json,
 }
 
 /// Options of `decode`.

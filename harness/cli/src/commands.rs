@@ -22,6 +22,8 @@ pub fn dispatch(command: Command) -> Exit {
         Command::Run(args) => run(&args, Mode::Run),
         Command::Check(args) => run(&args, Mode::Check),
         Command::Bless(args) => run(&args, Mode::Bless),
+        Command::Certify(args) => crate::evidence::certify(&args),
+        Command::Verify(args) => crate::evidence::verify(&args),
         Command::Decode(args) => crate::decode::decode(&args),
     }
 }

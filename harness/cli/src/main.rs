@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod decode;
+mod evidence;
 mod exit;
 mod stream;
 

@@ -329,6 +329,17 @@ pub fn load_suite(root: &Path) -> Result<Suite, LoadError> {
     Ok(suite)
 }
 
+/// The suite's documents (every case and adversary file), relative to
+/// `root`, in file order: what a certification bundle carries as the suite.
+///
+/// # Errors
+/// When a folder cannot be listed.
+pub fn suite_documents(root: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = list_documents(root, ADVERSARIES_DIR)?;
+    files.extend(list_documents(root, CASES_DIR)?);
+    Ok(files)
+}
+
 /// Every seat file of `harness/seats/` (none when the folder is absent).
 fn load_committed_seats(root: &Path) -> Result<Vec<Seat>, LoadError> {
     if !root.join(SEATS_DIR).is_dir() {

@@ -353,7 +353,11 @@ fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<Strin
     }
 }
 
-fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CellError> {
+/// The record and prompt hashes of a cell's records, turn by turn.
+///
+/// # Errors
+/// When a record has no canonical form (none does).
+pub fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CellError> {
     let mut turns = Vec::new();
     for (i, record) in records.iter().enumerate() {
         turns.push(TurnEvidence {

@@ -26,7 +26,9 @@ fn r7_the_report_hashes_the_world_set_of_its_run_cells_as_built_worlds_do() {
     let suite = committed_suite();
     let selection = only(&["forged-grant", "bounded-grant"]);
     let planned = plan(&suite, &selection);
-    let report = build_report(&suite, &selection, run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() })).unwrap();
+    let report =
+        build_report(&suite, &selection, run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() }))
+            .unwrap();
     assert_eq!(report.manifest.world_set_hash, world_set(&suite, &selection));
 }
 

@@ -51,7 +51,8 @@ pub fn run_scripted_turn(seat: &Rc<ProcessSeat>, timeout_ms: u64) -> Turn {
 }
 
 fn run_seated(seat: &Rc<ProcessSeat>, timeout_ms: u64, script: Option<ScriptFor>) -> Turn {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().enable_io().start_paused(true).build().unwrap();
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().enable_io().start_paused(true).build().unwrap();
     runtime.block_on(async {
         let world = World::baseline();
         seat.prepare().await;

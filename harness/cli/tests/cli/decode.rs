@@ -1,5 +1,4 @@
 //! `decode` as a vendor runs it: a captured stream in, JSON Lines out.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::Value;
 use std::io::Write;

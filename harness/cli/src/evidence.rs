@@ -1,0 +1,130 @@
+//! `certify` and `verify`: arguments wired to `sharedos-evidence`.
+
+use crate::args::{CertifyArgs, VerifyArgs, VerifyFormat};
+use crate::exit::Exit;
+use serde_json::json;
+use sharedos_conformance::input::loader::{load_seat, load_suite};
+use sharedos_evidence::bundle::WriteError;
+use sharedos_evidence::certify::{certify as run_certify, CertifyError, CertifyRequest};
+use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
+use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
+
+pub fn certify(args: &CertifyArgs) -> Exit {
+    let invalid = |error: &dyn std::fmt::Display| {
+        eprintln!("error: {error}");
+        Exit::InvalidInput
+    };
+    let mut suite = match load_suite(&args.root) {
+        Ok(suite) => suite,
+        Err(error) => return invalid(&error),
+    };
+    let mut column = args.column.clone();
+    if let Some(file) = &args.seat {
+        let seat = match load_seat(file) {
+            Ok(seat) => seat,
+            Err(error) => return invalid(&error),
+        };
+        column.get_or_insert_with(|| seat.column_id.clone());
+        if let Err(error) = suite.add_seat(seat) {
+            return invalid(&error);
+        }
+    }
+    let Some(column) = column else {
+        eprintln!("error: say which column to certify: --column ID or --seat FILE");
+        return Exit::Usage;
+    };
+    let key = match args.sign_key.as_deref().map(read_signing_key).transpose() {
+        Ok(key) => key,
+        Err(error) => return invalid(&error),
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &args.root,
+        column_id: &column,
+        jobs,
+        sign_key: key.as_ref(),
+        out: &args.out,
+    };
+    match run_certify(request) {
+        Ok(certified) => {
+            let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+            println!("{column}  {}", counts.join("  "));
+            println!(
+                "wrote {} ({} files{})",
+                args.out.display(),
+                certified.files,
+                if key.is_some() { ", signed" } else { "" }
+            );
+            if certified.failing {
+                Exit::ConformanceFailure
+            } else {
+                Exit::Success
+            }
+        }
+        Err(error) => {
+            eprintln!("error: failed to {error}");
+            match error {
+                CertifyError::UnknownColumn(_) | CertifyError::Write(WriteError::Exists(_)) => Exit::Usage,
+                CertifyError::Suite(_) => Exit::InvalidInput,
+                CertifyError::Read { .. } | CertifyError::Write(WriteError::Io { .. }) => Exit::Io,
+                CertifyError::Run(_) | CertifyError::Canonical(_) => Exit::HarnessBug,
+            }
+        }
+    }
+}
+
+pub fn verify(args: &VerifyArgs) -> Exit {
+    let key = match args.key.as_deref().map(read_verifying_key).transpose() {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("error: failed to {error}");
+            return Exit::InvalidInput;
+        }
+    };
+    let options = VerifyOptions { key: key.as_ref(), suite: args.suite.as_deref() };
+    let verification = match run_verify(&args.bundle, options) {
+        Ok(verification) => verification,
+        Err(error) => {
+            eprintln!("error: failed to {error}");
+            return Exit::InvalidInput;
+        }
+    };
+    let signature = match verification.signature {
+        SignatureCheck::Verified => "verified",
+        SignatureCheck::NotChecked => "present, not checked (no --key)",
+        SignatureCheck::Unsigned => "none",
+        SignatureCheck::Failed => "does not verify",
+    };
+    match args.format {
+        VerifyFormat::Human => {
+            for failure in &verification.failures {
+                println!("FAIL {failure}");
+            }
+            if verification.verified() {
+                println!("verified: {} cells graded again; signature {signature}", verification.regraded);
+            } else {
+                println!("does not verify: {} failures; signature {signature}", verification.failures.len());
+            }
+        }
+        VerifyFormat::Json => {
+            let failures: Vec<_> = verification
+                .failures
+                .iter()
+                .map(|f| {
+                    let place = f.place();
+                    json!({ "code": f.code(), "file": place.file, "line": place.line, "pointer": place.pointer, "message": f.to_string() })
+                })
+                .collect();
+            println!(
+                "{}",
+                json!({ "verified": verification.verified(), "regraded": verification.regraded, "signature": signature, "failures": failures })
+            );
+        }
+    }
+    if verification.verified() {
+        Exit::Success
+    } else {
+        Exit::ConformanceFailure
+    }
+}

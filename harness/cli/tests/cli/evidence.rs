@@ -1,0 +1,59 @@
+//! `certify` and `verify` from the command line: the committed Python seat
+//! certified and verified, and every exit code they document.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the binary; its exit code and stdout.
+fn run(args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
+    (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn the_python_seat_certifies_and_its_bundle_verifies_until_one_byte_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("python");
+    let out = bundle.to_str().unwrap();
+    let (code, said) = run(&["certify", "--column", "process:python-reference", "--out", out]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("process:python-reference  not_implemented: 2  pass: 109"), "{said}");
+    let (code, said) = run(&["verify", out]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.starts_with("verified: "), "{said}");
+    let evidence = bundle.join("evidence.jsonl");
+    let mut bytes = std::fs::read(&evidence).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&evidence, bytes).unwrap();
+    let (code, said) = run(&["verify", out]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("FAIL evidence.jsonl: sha256 "), "{said}");
+}
+
+#[test]
+fn verify_exits_3_on_what_is_not_a_bundle_or_not_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _) = run(&["verify", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 3);
+    let key = dir.path().join("key.pem");
+    std::fs::write(&key, "not a key").unwrap();
+    let (code, _) = run(&["verify", dir.path().to_str().unwrap(), "--key", key.to_str().unwrap()]);
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn certify_refuses_filters_unknown_columns_and_an_existing_bundle_with_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    let out = out.to_str().unwrap();
+    assert_eq!(run(&["certify", "--column", "model-scripted", "--case", "x", "--out", out]).0, 2);
+    assert_eq!(run(&["certify", "--column", "no-such-column", "--out", out]).0, 2);
+    assert_eq!(run(&["certify", "--out", out]).0, 2);
+    assert_eq!(run(&["certify", "--column", "model-scripted", "--out", dir.path().to_str().unwrap()]).0, 2);
+    assert!(!Path::new(out).exists());
+}

@@ -1,0 +1,5 @@
+//! The binary as a user runs it, in one test binary so it links once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod decode;
+mod evidence;

@@ -1,0 +1,133 @@
+//! A bundle's layout, its evidence lines, and how it is written: into a
+//! hidden sibling folder first, renamed into place once every file is
+//! written, so an interrupted `certify` leaves nothing that looks like a
+//! bundle.
+//!
+//! ```text
+//! BUNDLE/
+//!   manifest.json          the run's manifest: Adversary beside the certified column
+//!   evidence.jsonl         one canonical JSON line per run cell, in manifest order
+//!   suite/adversaries/...  the suite as run
+//!   suite/cases/...
+//!   suite/harness/seats/…  the certified seat's file, for a process column
+//!   statement.json         in-toto Statement v1 over every file above
+//!   statement.dsse.json    the statement signed (with --sign-key)
+//! ```
+
+use serde::{Deserialize, Serialize};
+use sharedos_conformance::grade::evidence::GradingEvidence;
+use sharedos_conformance::output::manifest::Cell;
+use std::path::{Path, PathBuf};
+
+/// The statement.
+pub const STATEMENT_FILE: &str = "statement.json";
+/// The signed statement.
+pub const ENVELOPE_FILE: &str = "statement.dsse.json";
+/// The manifest.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// The evidence.
+pub const EVIDENCE_FILE: &str = "evidence.jsonl";
+/// The suite as run.
+pub const SUITE_DIR: &str = "suite";
+
+/// One run cell's evidence: what it was graded from, and the verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EvidenceLine {
+    /// The case.
+    pub case: String,
+    /// The condition.
+    pub condition: String,
+    /// The column.
+    pub column: String,
+    /// The graded cell, as the manifest holds it.
+    pub cell: Cell,
+    /// Each record's hash, in turn order (the evidence root's leaves).
+    pub record_hashes: Vec<String>,
+    /// What it was graded from.
+    pub grading: GradingEvidence,
+}
+
+/// A file of a bundle: its `/`-separated path inside it, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleFile {
+    /// Path inside the bundle.
+    pub name: String,
+    /// Content.
+    pub bytes: Vec<u8>,
+}
+
+/// Why a bundle could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// Something is already at the bundle's path.
+    #[error("write the bundle {}: it already exists (remove it, or choose another --out)", .0.display())]
+    Exists(PathBuf),
+    /// A file or folder could not be written.
+    #[error("write {}: {source}", path.display())]
+    Io {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes `files` as the bundle `out`, all or nothing.
+///
+/// # Errors
+/// When `out` exists or a file cannot be written; nothing is left at `out`.
+pub fn write_bundle(out: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
+    if out.exists() {
+        return Err(WriteError::Exists(out.to_path_buf()));
+    }
+    let name = out.file_name().map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
+    let staging = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let written = write_all(&staging, files).and_then(|()| {
+        std::fs::rename(&staging, out).map_err(|source| WriteError::Io { path: out.to_path_buf(), source })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    written
+}
+
+fn write_all(staging: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WriteError::Io { path, source }
+    };
+    std::fs::create_dir_all(staging).map_err(io(staging))?;
+    for file in files {
+        let path = staging.join(&file.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&path, &file.bytes).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, as bundle paths, sorted.
+///
+/// # Errors
+/// When a folder cannot be listed.
+pub fn list_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        for entry in std::fs::read_dir(dir.join(&relative))? {
+            let entry = entry?;
+            let path = relative.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                pending.push(path);
+            } else {
+                let parts: Vec<String> = path.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+                names.push(parts.join("/"));
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}

@@ -1,0 +1,165 @@
+//! Every way a bundle can fail to verify, each carrying where (file, line,
+//! JSON pointer) and what was expected.
+
+use std::fmt;
+
+/// Where in a bundle a failure is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    /// The file, as a bundle path.
+    pub file: String,
+    /// The 1-based line, in a JSON Lines file.
+    pub line: Option<usize>,
+    /// The JSON pointer inside the document (or line).
+    pub pointer: String,
+}
+
+impl Place {
+    /// A whole file.
+    #[must_use]
+    pub fn file(file: &str) -> Place {
+        Place { file: file.to_string(), line: None, pointer: String::new() }
+    }
+
+    /// A pointer in a file.
+    #[must_use]
+    pub fn at(file: &str, pointer: impl Into<String>) -> Place {
+        Place { file: file.to_string(), line: None, pointer: pointer.into() }
+    }
+
+    /// A pointer in one line of a JSON Lines file.
+    #[must_use]
+    pub fn line(file: &str, line: usize, pointer: impl Into<String>) -> Place {
+        Place { file: file.to_string(), line: Some(line), pointer: pointer.into() }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if !self.pointer.is_empty() {
+            write!(f, " {}", self.pointer)?;
+        }
+        Ok(())
+    }
+}
+
+/// One reason a bundle does not verify.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// A file the statement lists is not in the bundle.
+    #[error("{place}: missing (the statement lists it)")]
+    MissingFile {
+        /// Where.
+        place: Place,
+    },
+    /// A file's digest is not the one the statement lists.
+    #[error("{place}: sha256 {found}, expected {expected} (as the statement lists)")]
+    Digest {
+        /// Where.
+        place: Place,
+        /// Listed.
+        expected: String,
+        /// Computed.
+        found: String,
+    },
+    /// A file no subject of the statement covers.
+    #[error("{place}: not listed in the statement")]
+    Unlisted {
+        /// Where.
+        place: Place,
+    },
+    /// A document that does not parse as what it must be.
+    #[error("{place}: expected {expected}")]
+    Unparsable {
+        /// Where.
+        place: Place,
+        /// What it must be.
+        expected: String,
+    },
+    /// A stated value that is not the one recomputed from the bundle.
+    #[error("{place}: {found}, expected {expected} ({what})")]
+    Mismatch {
+        /// Where.
+        place: Place,
+        /// What it is.
+        what: String,
+        /// Recomputed.
+        expected: String,
+        /// Stated.
+        found: String,
+    },
+    /// A verdict that grading its evidence again does not give.
+    #[error("{place}: cell {cell} says {found}; graded again from its evidence it is {expected}")]
+    Verdict {
+        /// Where.
+        place: Place,
+        /// `case/condition/column`.
+        cell: String,
+        /// Graded again.
+        expected: String,
+        /// Stated.
+        found: String,
+    },
+    /// A cell of the canonical suite the bundle lacks.
+    #[error("{place}: no evidence for cell {cell}, which the suite runs")]
+    MissingCell {
+        /// Where it should be.
+        place: Place,
+        /// `case/condition/column`.
+        cell: String,
+    },
+    /// A cell the bundle's suite does not have.
+    #[error("{place}: cell {cell} is not one of the suite's")]
+    ExtraCell {
+        /// Where.
+        place: Place,
+        /// `case/condition/column`.
+        cell: String,
+    },
+    /// The signature does not verify with the given key.
+    #[error("{place}: {detail}")]
+    Signature {
+        /// Where.
+        place: Place,
+        /// Why.
+        detail: String,
+    },
+}
+
+impl Failure {
+    /// The failure's code, as `verify --format json` and the README name it.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Failure::MissingFile { .. } => "missing_file",
+            Failure::Digest { .. } => "digest_mismatch",
+            Failure::Unlisted { .. } => "unlisted_file",
+            Failure::Unparsable { .. } => "unparsable",
+            Failure::Mismatch { .. } => "hash_mismatch",
+            Failure::Verdict { .. } => "verdict_mismatch",
+            Failure::MissingCell { .. } => "missing_cell",
+            Failure::ExtraCell { .. } => "extra_cell",
+            Failure::Signature { .. } => "bad_signature",
+        }
+    }
+
+    /// Where it is.
+    #[must_use]
+    pub fn place(&self) -> &Place {
+        match self {
+            Failure::MissingFile { place }
+            | Failure::Digest { place, .. }
+            | Failure::Unlisted { place }
+            | Failure::Unparsable { place, .. }
+            | Failure::Mismatch { place, .. }
+            | Failure::Verdict { place, .. }
+            | Failure::MissingCell { place, .. }
+            | Failure::ExtraCell { place, .. }
+            | Failure::Signature { place, .. } => place,
+        }
+    }
+}

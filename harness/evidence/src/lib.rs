@@ -1,0 +1,13 @@
+//! Certification bundles: one column certified over the whole canonical
+//! suite, with the evidence, the suite and a signed statement, and the
+//! offline check of such a bundle.
+
+pub mod bundle;
+pub mod certify;
+pub mod dsse;
+pub mod environment;
+pub mod failure;
+mod recompute;
+mod regrade;
+pub mod statement;
+pub mod verify;

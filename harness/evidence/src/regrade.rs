@@ -1,0 +1,160 @@
+//! Every verdict of a bundle graded again from its evidence, with the
+//! judge this binary carries, and every cell of the bundled suite
+//! accounted for: run cells by an evidence line, declared cells by the
+//! cell the suite declares.
+
+use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
+use crate::failure::{Failure, Place};
+use crate::statement::Statement;
+use serde_json::Value;
+use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
+use sharedos_conformance::input::loader::Suite;
+use sharedos_conformance::output::golden::CellKey;
+use sharedos_conformance::output::manifest::{Cell, Manifest};
+use sharedos_conformance::run::column::{columns, ADVERSARY_ID};
+use sharedos_conformance::run::matrix::{locate, plan, Selection};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where each cell of the manifest is.
+fn manifest_cells(manifest: &Manifest) -> BTreeMap<CellKey, (String, &Cell)> {
+    let mut cells = BTreeMap::new();
+    for (r, row) in manifest.rows.iter().enumerate() {
+        for (c, cell) in row.cells.iter().enumerate() {
+            let key = CellKey {
+                case: row.case_id.clone(),
+                condition: row.condition_id.clone(),
+                column: cell.column_id.clone(),
+            };
+            cells.insert(key, (format!("/rows/{r}/cells/{c}"), cell));
+        }
+    }
+    cells
+}
+
+fn key_of(line: &EvidenceLine) -> CellKey {
+    CellKey { case: line.case.clone(), condition: line.condition.clone(), column: line.column.clone() }
+}
+
+/// Grades every line again; returns how many were graded.
+pub fn check_verdicts(
+    manifest: &Manifest,
+    suite: &Suite,
+    lines: &[EvidenceLine],
+    failures: &mut Vec<Failure>,
+) -> usize {
+    let specs = columns(&suite.seats);
+    let stated = manifest_cells(manifest);
+    let mut graded = 0;
+    for (index, line) in lines.iter().enumerate() {
+        let key = key_of(line);
+        let place = |pointer: &str| Place::line(EVIDENCE_FILE, index + 1, pointer);
+        let spec = specs.iter().find(|s| s.id == line.column);
+        let (Ok((_, condition, script)), Some(spec)) = (locate(suite, &key), spec) else {
+            failures.push(Failure::ExtraCell { place: place(""), cell: key.trial_name() });
+            continue;
+        };
+        let limits = spec.kind.limits(script, condition).grading;
+        let rules = GradingRules {
+            column_id: &line.column,
+            script,
+            expect_turn: condition.expect_turn.as_ref(),
+            limits: &limits,
+        };
+        let Some(again) = grade_cell(&line.grading, rules) else {
+            let expected = "a run cell's records (it has none)".to_string();
+            failures.push(Failure::Unparsable { place: place("/grading/records"), expected });
+            continue;
+        };
+        graded += 1;
+        if let Some(failure) = differ(&again.cell, &line.cell, place("/cell"), &key) {
+            failures.push(failure);
+        }
+        if let Some((pointer, cell)) = stated.get(&key) {
+            if let Some(failure) = differ(&again.cell, cell, Place::at(MANIFEST_FILE, pointer.clone()), &key) {
+                failures.push(failure);
+            }
+        }
+    }
+    graded
+}
+
+/// The first field in which the stated cell is not the graded one.
+fn differ(graded: &Cell, stated: &Cell, mut place: Place, key: &CellKey) -> Option<Failure> {
+    if graded == stated {
+        return None;
+    }
+    let (Ok(Value::Object(graded)), Ok(Value::Object(stated))) =
+        (serde_json::to_value(graded), serde_json::to_value(stated))
+    else {
+        return None;
+    };
+    let fields: BTreeSet<&String> = graded.keys().chain(stated.keys()).collect();
+    let field = fields.into_iter().find(|f| graded.get(*f) != stated.get(*f))?;
+    let shown = |value: Option<&Value>| value.map_or_else(|| "nothing".to_string(), Value::to_string);
+    place.pointer = format!("{}/{field}", place.pointer);
+    Some(Failure::Verdict {
+        place,
+        cell: key.trial_name(),
+        expected: shown(graded.get(field)),
+        found: shown(stated.get(field)),
+    })
+}
+
+/// Every cell of the suite for the manifest's columns is there, and
+/// nothing else is; declared cells are the ones the suite declares.
+pub fn check_complete(
+    statement: &Statement,
+    manifest: &Manifest,
+    suite: &Suite,
+    lines: &[EvidenceLine],
+    failures: &mut Vec<Failure>,
+) {
+    let certified = &statement.predicate.column.id;
+    let mut ids = vec![ADVERSARY_ID.to_string()];
+    if certified != ADVERSARY_ID {
+        ids.push(certified.clone());
+    }
+    let stated_ids: Vec<String> = manifest.columns.iter().map(|c| c.id.clone()).collect();
+    if stated_ids != ids {
+        failures.push(Failure::Mismatch {
+            place: Place::at(MANIFEST_FILE, "/columns"),
+            what: "the Adversary column and the certified one".to_string(),
+            expected: ids.join(", "),
+            found: stated_ids.join(", "),
+        });
+    }
+    let planned = plan(suite, &Selection { columns: ids, ..Selection::default() });
+    let stated = manifest_cells(manifest);
+    let evidenced: BTreeSet<CellKey> = lines.iter().map(key_of).collect();
+    let mut expected_keys = BTreeSet::new();
+    for cell in &planned {
+        expected_keys.insert(cell.key.clone());
+        let name = cell.key.trial_name();
+        match (&cell.declared, stated.get(&cell.key)) {
+            (_, None) => failures.push(Failure::MissingCell { place: Place::at(MANIFEST_FILE, "/rows"), cell: name }),
+            (Some(declared), Some((pointer, found))) => {
+                if let Some(failure) = differ(declared, found, Place::at(MANIFEST_FILE, pointer.clone()), &cell.key) {
+                    failures.push(failure);
+                }
+            }
+            (None, Some(_)) if !evidenced.contains(&cell.key) => {
+                failures.push(Failure::MissingCell { place: Place::file(EVIDENCE_FILE), cell: name });
+            }
+            (None, Some(_)) => {}
+        }
+    }
+    for (key, (pointer, _)) in &stated {
+        if !expected_keys.contains(key) {
+            failures
+                .push(Failure::ExtraCell { place: Place::at(MANIFEST_FILE, pointer.clone()), cell: key.trial_name() });
+        }
+    }
+    for (index, line) in lines.iter().enumerate() {
+        let key = key_of(line);
+        let run = planned.iter().any(|p| p.key == key && p.declared.is_none());
+        if !run && locate(suite, &key).is_ok() {
+            failures
+                .push(Failure::ExtraCell { place: Place::line(EVIDENCE_FILE, index + 1, ""), cell: key.trial_name() });
+        }
+    }
+}

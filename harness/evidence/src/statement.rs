@@ -1,0 +1,111 @@
+//! The claim a bundle makes, as an in-toto Statement (v1): its subjects
+//! are the bundle's files with their SHA-256 digests, its predicate what
+//! was certified, under which rules, with which hashes, where.
+
+use crate::environment::Environment;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// `_type` of an in-toto Statement v1.
+pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+/// The predicate type of a certification.
+pub const PREDICATE_TYPE: &str = "https://sharedos-conformance.dev/certification/v1";
+
+/// An in-toto Statement v1 whose predicate is a [`Certification`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Statement {
+    /// [`STATEMENT_TYPE`].
+    #[serde(rename = "_type")]
+    pub statement_type: String,
+    /// The bundle's files, sorted by name.
+    pub subject: Vec<Subject>,
+    /// [`PREDICATE_TYPE`].
+    #[serde(rename = "predicateType")]
+    pub predicate_type: String,
+    /// What is claimed.
+    pub predicate: Certification,
+}
+
+/// One file of the bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subject {
+    /// Its path inside the bundle, `/`-separated.
+    pub name: String,
+    /// `sha256` → lowercase hex.
+    pub digest: BTreeMap<String, String>,
+}
+
+impl Subject {
+    /// The subject of the file `name` holding `bytes`.
+    #[must_use]
+    pub fn of(name: &str, bytes: &[u8]) -> Subject {
+        Subject { name: name.to_string(), digest: BTreeMap::from([("sha256".to_string(), sha256_hex(bytes))]) }
+    }
+
+    /// Its SHA-256 digest, if it names one.
+    #[must_use]
+    pub fn sha256(&self) -> Option<&str> {
+        self.digest.get("sha256").map(String::as_str)
+    }
+}
+
+/// The predicate: one column certified over the whole canonical suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Certification {
+    /// The harness that ran and graded.
+    pub harness: Tool,
+    /// The certified column.
+    pub column: CertifiedColumn,
+    /// The grading rules' version.
+    pub rules_version: String,
+    /// The SharedOS judge version the rules adopt.
+    pub judge_version: String,
+    /// How the hashes were computed.
+    pub hash_scheme: String,
+    /// Hash of the cases and scripts.
+    pub case_set_hash: String,
+    /// Hash of the worlds the conditions build.
+    pub world_set_hash: String,
+    /// Hash over every run cell's record hashes.
+    pub evidence_root: String,
+    /// The runtime's own manifest, as its records carry it.
+    pub runtime: Value,
+    /// Where it ran.
+    pub environment: Environment,
+    /// The certified column's cells by status.
+    pub summary: BTreeMap<String, usize>,
+}
+
+/// A name and a version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// Name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+}
+
+/// The certified column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CertifiedColumn {
+    /// Column id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+    /// Hash of the prompts it stated, when it stated any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_set_hash: Option<String>,
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}

@@ -1,0 +1,228 @@
+//! `verify`: a bundle checked offline, from itself alone. Digests first,
+//! then the signature, then every hash recomputed, every verdict graded
+//! again from its evidence, and every cell of the suite accounted for.
+
+use crate::bundle::{list_files, EvidenceLine, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR};
+use crate::dsse::Envelope;
+use crate::failure::{Failure, Place};
+use crate::statement::{sha256_hex, Statement};
+use ed25519_dalek::VerifyingKey;
+use serde::de::DeserializeOwned;
+use sharedos_conformance::identity::case_set::case_set_hash;
+use sharedos_conformance::input::loader::{load_suite, Suite};
+use sharedos_conformance::output::manifest::Manifest;
+use std::path::{Path, PathBuf};
+
+/// What to check besides the bundle itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VerifyOptions<'a> {
+    /// The public key the statement must be signed with.
+    pub key: Option<&'a VerifyingKey>,
+    /// A suite whose case set the bundle's must equal.
+    pub suite: Option<&'a Path>,
+}
+
+/// Whether the signature was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignatureCheck {
+    /// Signed, and it verifies with the given key.
+    Verified,
+    /// Signed, but no key was given.
+    NotChecked,
+    /// Not signed, and no key was asked for.
+    Unsigned,
+    /// Checked, and it failed (a [`Failure`] says why).
+    Failed,
+}
+
+/// The outcome of a verification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Verification {
+    /// Every failure, in check order; empty when the bundle verifies.
+    pub failures: Vec<Failure>,
+    /// Run cells graded again.
+    pub regraded: usize,
+    /// The signature.
+    pub signature: SignatureCheck,
+}
+
+impl Verification {
+    /// True when nothing failed.
+    #[must_use]
+    pub fn verified(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// A bundle that cannot be read as one at all.
+#[derive(Debug, thiserror::Error)]
+#[error("read the bundle {}: {detail}", path.display())]
+pub struct VerifyError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What was wrong.
+    pub detail: String,
+}
+
+/// Verifies the bundle at `bundle`.
+///
+/// # Errors
+/// When it is not a readable bundle (no folder, no statement, or a
+/// statement that is not one); everything else is a [`Failure`].
+pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
+    let statement_path = bundle.join(STATEMENT_FILE);
+    let unreadable = |detail: String| VerifyError { path: statement_path.clone(), detail };
+    let statement_bytes = std::fs::read(&statement_path).map_err(|e| unreadable(e.to_string()))?;
+    let statement: Statement = serde_json::from_slice(&statement_bytes)
+        .map_err(|e| unreadable(format!("expected an in-toto Statement v1 ({e})")))?;
+    let mut failures = Vec::new();
+    check_subjects(bundle, &statement, &mut failures)
+        .map_err(|e| VerifyError { path: bundle.to_path_buf(), detail: e.to_string() })?;
+    let signature = check_signature(bundle, &statement_bytes, options.key, &mut failures);
+    let mut regraded = 0;
+    let manifest: Option<Manifest> = parse_document(bundle, MANIFEST_FILE, "a conformance manifest", &mut failures);
+    let lines = parse_lines(bundle, &mut failures);
+    let suite = match load_suite(&bundle.join(SUITE_DIR)) {
+        Ok(suite) => Some(suite),
+        Err(error) => {
+            let file = format!("{SUITE_DIR}/{}", error.file.display());
+            failures
+                .push(Failure::Unparsable { place: Place::at(&file, error.pointer.clone()), expected: error.expected });
+            None
+        }
+    };
+    if let (Some(manifest), Some(lines), Some(suite)) = (&manifest, &lines, &suite) {
+        crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
+        regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
+        crate::regrade::check_complete(&statement, manifest, suite, lines, &mut failures);
+    }
+    if let (Some(other), Some(suite)) = (options.suite, &suite) {
+        check_suite(other, suite, &mut failures);
+    }
+    Ok(Verification { failures, regraded, signature })
+}
+
+/// Every listed file is there with its digest, and every file is listed.
+fn check_subjects(bundle: &Path, statement: &Statement, failures: &mut Vec<Failure>) -> std::io::Result<()> {
+    let present = list_files(bundle)?;
+    for subject in &statement.subject {
+        let place = Place::file(&subject.name);
+        // A subject naming a path outside the bundle is never read.
+        let inside = !subject.name.split('/').any(|p| p == ".." || p.is_empty());
+        match std::fs::read(bundle.join(&subject.name)) {
+            Ok(bytes) if inside => {
+                let found = sha256_hex(&bytes);
+                let expected = subject.sha256().unwrap_or_default().to_string();
+                if found != expected {
+                    failures.push(Failure::Digest { place, expected, found });
+                }
+            }
+            _ => failures.push(Failure::MissingFile { place }),
+        }
+    }
+    for name in present.iter().filter(|n| *n != STATEMENT_FILE && *n != ENVELOPE_FILE) {
+        if !statement.subject.iter().any(|s| &s.name == name) {
+            failures.push(Failure::Unlisted { place: Place::file(name) });
+        }
+    }
+    Ok(())
+}
+
+/// The envelope's payload is the statement, signed by `key`.
+fn check_signature(
+    bundle: &Path,
+    statement: &[u8],
+    key: Option<&VerifyingKey>,
+    failures: &mut Vec<Failure>,
+) -> SignatureCheck {
+    let place = Place::file(ENVELOPE_FILE);
+    let Ok(bytes) = std::fs::read(bundle.join(ENVELOPE_FILE)) else {
+        if key.is_some() {
+            let detail = "the bundle is not signed, and --key asks for a signature".to_string();
+            failures.push(Failure::Signature { place, detail });
+            return SignatureCheck::Failed;
+        }
+        return SignatureCheck::Unsigned;
+    };
+    let envelope: Envelope = match serde_json::from_slice(&bytes) {
+        Ok(envelope) => envelope,
+        Err(e) => {
+            failures.push(Failure::Unparsable { place, expected: format!("a DSSE envelope ({e})") });
+            return SignatureCheck::Failed;
+        }
+    };
+    if envelope.payload_bytes().ok().as_deref() != Some(statement) {
+        let detail = format!("the signed payload is not {STATEMENT_FILE}");
+        failures.push(Failure::Signature { place: Place::at(ENVELOPE_FILE, "/payload"), detail });
+        return SignatureCheck::Failed;
+    }
+    let Some(key) = key else { return SignatureCheck::NotChecked };
+    match envelope.verify(key) {
+        Ok(_) => SignatureCheck::Verified,
+        Err(error) => {
+            failures
+                .push(Failure::Signature { place: Place::at(ENVELOPE_FILE, "/signatures"), detail: error.to_string() });
+            SignatureCheck::Failed
+        }
+    }
+}
+
+fn parse_document<T: DeserializeOwned>(
+    bundle: &Path,
+    name: &str,
+    what: &str,
+    failures: &mut Vec<Failure>,
+) -> Option<T> {
+    let parsed = std::fs::read(bundle.join(name))
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(value) => Some(value),
+        Err(detail) => {
+            failures.push(Failure::Unparsable { place: Place::file(name), expected: format!("{what} ({detail})") });
+            None
+        }
+    }
+}
+
+fn parse_lines(bundle: &Path, failures: &mut Vec<Failure>) -> Option<Vec<EvidenceLine>> {
+    let text = match std::fs::read_to_string(bundle.join(EVIDENCE_FILE)) {
+        Ok(text) => text,
+        Err(e) => {
+            let expected = format!("UTF-8 JSON Lines ({e})");
+            failures.push(Failure::Unparsable { place: Place::file(EVIDENCE_FILE), expected });
+            return None;
+        }
+    };
+    let mut lines = Vec::new();
+    let mut whole = true;
+    for (index, line) in text.lines().enumerate() {
+        match serde_json::from_str::<EvidenceLine>(line) {
+            Ok(parsed) => lines.push(parsed),
+            Err(e) => {
+                let expected = format!("one cell's evidence ({e})");
+                failures.push(Failure::Unparsable { place: Place::line(EVIDENCE_FILE, index + 1, ""), expected });
+                whole = false;
+            }
+        }
+    }
+    whole.then_some(lines)
+}
+
+/// The bundle's case set is the one of the suite at `other`.
+fn check_suite(other: &Path, suite: &Suite, failures: &mut Vec<Failure>) {
+    let ours = case_set_hash(suite).unwrap_or_default();
+    let theirs = match load_suite(other) {
+        Ok(loaded) => case_set_hash(&loaded).unwrap_or_default(),
+        Err(error) => format!("an unloadable suite ({error})"),
+    };
+    if ours != theirs {
+        failures.push(Failure::Mismatch {
+            place: Place::file(SUITE_DIR),
+            what: format!("the case-set hash of --suite {}", other.display()),
+            expected: theirs,
+            found: ours,
+        });
+    }
+}

@@ -1,0 +1,79 @@
+//! A certified bundle verifies, says what it claims, and is the same
+//! whatever the worker count.
+
+use crate::support::{bundle, certify_into, scratch, verify_plain, COLUMN};
+use sharedos_evidence::bundle::{list_files, EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
+use sharedos_evidence::statement::{Statement, PREDICATE_TYPE, STATEMENT_TYPE};
+use sharedos_evidence::verify::{verify, SignatureCheck, VerifyOptions};
+
+#[test]
+fn a_certified_bundle_verifies_and_every_run_cell_is_graded_again() {
+    let verification = verify_plain(bundle());
+    assert_eq!(verification.failures, vec![]);
+    let lines = std::fs::read_to_string(bundle().join(EVIDENCE_FILE)).unwrap();
+    let lines: Vec<EvidenceLine> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The Adversary runs 109 of the 111 rows; the certified column runs its own share.
+    assert!(lines.len() > 109, "{} evidence lines", lines.len());
+    assert_eq!(verification.regraded, lines.len());
+    assert_eq!(verification.signature, SignatureCheck::Unsigned);
+}
+
+#[test]
+fn the_statement_is_an_in_toto_statement_over_every_file() {
+    let statement: Statement = serde_json::from_slice(&std::fs::read(bundle().join(STATEMENT_FILE)).unwrap()).unwrap();
+    assert_eq!(statement.statement_type, STATEMENT_TYPE);
+    assert_eq!(statement.predicate_type, PREDICATE_TYPE);
+    let files: Vec<String> = list_files(bundle()).unwrap().into_iter().filter(|n| n != STATEMENT_FILE).collect();
+    let subjects: Vec<String> = statement.subject.iter().map(|s| s.name.clone()).collect();
+    assert_eq!(subjects, files);
+    assert!(files.iter().any(|f| f.starts_with("suite/cases/")), "{files:?}");
+    assert_eq!(statement.predicate.column.id, COLUMN);
+    let total: usize = statement.predicate.summary.values().sum();
+    assert_eq!(total, 111, "{:?}", statement.predicate.summary);
+}
+
+#[test]
+fn the_manifest_holds_the_adversary_beside_the_certified_column() {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle().join(MANIFEST_FILE)).unwrap()).unwrap();
+    let ids: Vec<&str> = manifest["columns"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["adversary-embedded", COLUMN]);
+}
+
+#[test]
+fn one_worker_or_two_write_the_same_bundle() {
+    let dir = scratch();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    certify_into(&one, COLUMN, 1, None);
+    certify_into(&two, COLUMN, 2, None);
+    let files = list_files(&one).unwrap();
+    assert_eq!(files, list_files(&two).unwrap());
+    assert!(files.len() > 100, "{} files", files.len());
+    for name in files {
+        assert_eq!(std::fs::read(one.join(&name)).unwrap(), std::fs::read(two.join(&name)).unwrap(), "{name} differs");
+    }
+}
+
+#[test]
+fn certify_never_writes_over_a_bundle() {
+    let dir = scratch();
+    let root = crate::support::suite_root();
+    let suite = sharedos_conformance::input::loader::load_suite(&root).unwrap();
+    let request = sharedos_evidence::certify::CertifyRequest {
+        suite: &suite,
+        root: &root,
+        column_id: COLUMN,
+        jobs: 1,
+        sign_key: None,
+        out: dir.path(),
+    };
+    let error = sharedos_evidence::certify::certify(request).unwrap_err();
+    assert!(error.to_string().contains("already exists"), "{error}");
+}
+
+#[test]
+fn a_folder_without_a_statement_is_not_a_bundle() {
+    let dir = scratch();
+    let error = verify(dir.path(), VerifyOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("statement.json"), "{error}");
+}

@@ -1,0 +1,7 @@
+//! Integration tests of `evidence`, in one binary so the suite links once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod certify;
+mod signature;
+mod support;
+mod tampering;
