@@ -61,6 +61,9 @@ pub struct CertifyArgs {
     /// for any value, but for the statement's environment.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Known failures (TOML), as for `run`: they decide the exit code only.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// Options of `verify`.
@@ -149,6 +152,10 @@ pub struct RunArgs {
     /// Also write a JUnit XML report here.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Known failures (TOML): listed cells that fail do not fail the run;
+    /// listed cells that no longer fail do, as stale entries.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// Output formats.

@@ -5,10 +5,12 @@ use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
+use sharedos_conformance::input::baseline::{load_baseline, Baseline, BaselineVerdict};
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
+use sharedos_conformance::output::golden::{bless, compare, CellKey, GoldenComparison};
+use sharedos_conformance::output::manifest::{Cell, ManifestRow};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
@@ -83,6 +85,10 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
+    let baseline = match read_baseline(args.baseline.as_deref(), &suite) {
+        Ok(baseline) => baseline,
+        Err(exit) => return exit,
+    };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     // Blessing rewrites the files, so only the other modes compare as they run.
     let golden_dir = args.select.root.join("golden");
@@ -103,9 +109,9 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     if full {
         drift.extend(report_drift(&args.select.root, &report, mode));
     }
-    print_results(&report, &golden, &drift, args.select.format);
+    print_results(&report, &golden, &drift, &baseline, args.select.format);
     if let Some(path) = &args.junit {
-        let xml = match junit(&report) {
+        let xml = match junit(&report, &baseline) {
             Ok(xml) => xml,
             Err(error) => {
                 eprintln!("error: the harness failed to write the JUnit report: {error} (this is a bug)");
@@ -117,12 +123,33 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
             return Exit::HarnessBug;
         }
     }
-    let failing = report.cells.iter().any(|c| c.cell.status.breaks_build());
+    let failing = report
+        .manifest
+        .rows
+        .iter()
+        .any(|row| row.cells.iter().any(|cell| baseline.fails_run(&cell_key(row, cell), cell.status)));
     if failing || !drift.is_empty() {
         Exit::ConformanceFailure
     } else {
         Exit::Success
     }
+}
+
+/// The baseline `--baseline` names (an empty one without it).
+///
+/// # Errors
+/// `InvalidInput` when it does not load.
+pub fn read_baseline(path: Option<&Path>, suite: &Suite) -> Result<Baseline, Exit> {
+    let Some(path) = path else { return Ok(Baseline::default()) };
+    load_baseline(path, suite).map_err(|error| {
+        eprintln!("error: {error}");
+        Exit::InvalidInput
+    })
+}
+
+/// A manifest cell's key.
+pub fn cell_key(row: &ManifestRow, cell: &Cell) -> CellKey {
+    CellKey { case: row.case_id.clone(), condition: row.condition_id.clone(), column: cell.column_id.clone() }
 }
 
 /// Compares (or, when blessing, rewrites) every run cell's golden file.
@@ -169,12 +196,18 @@ fn report_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
     drift
 }
 
-fn print_results(report: &Report, golden: &BTreeMap<String, GoldenState>, drift: &[String], format: Format) {
+fn print_results(
+    report: &Report,
+    golden: &BTreeMap<String, GoldenState>,
+    drift: &[String],
+    baseline: &Baseline,
+    format: Format,
+) {
     match format {
-        Format::Human => print_human(report, drift),
+        Format::Human => print_human(report, drift, baseline),
         Format::Json => println!("{}", json!({ "manifest": report.manifest, "drift": drift })),
         Format::Jsonl => {
-            for event in crate::stream::events(report, golden, drift, &summary(report)) {
+            for event in crate::stream::events(report, golden, drift, baseline, &summary(report)) {
                 println!("{event}");
             }
         }
@@ -193,16 +226,24 @@ pub fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
     counts
 }
 
-fn print_human(report: &Report, drift: &[String]) {
+fn print_human(report: &Report, drift: &[String], baseline: &Baseline) {
     for row in &report.manifest.rows {
-        for cell in row.cells.iter().filter(|c| c.status.breaks_build()) {
-            println!(
-                "FAIL {}/{}/{}: {}",
-                row.case_id,
-                row.condition_id,
-                cell.column_id,
-                cell.detail.clone().unwrap_or_default()
-            );
+        for cell in &row.cells {
+            let key = cell_key(row, cell);
+            let detail = cell.detail.clone().unwrap_or_default();
+            match baseline.verdict(&key, cell.status) {
+                BaselineVerdict::Unlisted if cell.status.breaks_build() => {
+                    println!("FAIL {}: {detail}", key.trial_name());
+                }
+                BaselineVerdict::Unlisted => {}
+                BaselineVerdict::KnownFailure { reason } => println!("KNOWN {}: {reason}", key.trial_name()),
+                BaselineVerdict::Stale { reason } => println!(
+                    "STALE {}: listed as a known failure ({reason}) but it is now {}; remove it from {}",
+                    key.trial_name(),
+                    cell.status,
+                    baseline.file.display()
+                ),
+            }
         }
     }
     for entry in drift {
@@ -214,13 +255,22 @@ fn print_human(report: &Report, drift: &[String]) {
     }
 }
 
-fn junit(report: &Report) -> Result<String, quick_junit::SerializeError> {
+fn junit(report: &Report, baseline: &Baseline) -> Result<String, quick_junit::SerializeError> {
     use quick_junit::{NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestSuite};
     let mut suite = TestSuite::new("sharedos-conformance");
     for row in &report.manifest.rows {
         for cell in &row.cells {
             let name = format!("{}/{}/{}", row.case_id, row.condition_id, cell.column_id);
-            let status = if cell.status.breaks_build() {
+            let verdict = baseline.verdict(&cell_key(row, cell), cell.status);
+            let status = if let BaselineVerdict::KnownFailure { reason } = verdict {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(format!("known failure: {reason}"));
+                status
+            } else if let BaselineVerdict::Stale { reason } = verdict {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(format!("stale known failure ({reason}): the cell is now {}", cell.status));
+                status
+            } else if cell.status.breaks_build() {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 status.set_message(cell.detail.clone().unwrap_or_default());
                 status

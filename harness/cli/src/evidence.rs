@@ -3,6 +3,7 @@
 use crate::args::{CertifyArgs, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
 use serde_json::json;
+use sharedos_conformance::input::baseline::BaselineVerdict;
 use sharedos_conformance::input::loader::{load_seat, load_suite};
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::certify::{certify as run_certify, CertifyError, CertifyRequest};
@@ -33,6 +34,10 @@ pub fn certify(args: &CertifyArgs) -> Exit {
         eprintln!("error: say which column to certify: --column ID or --seat FILE");
         return Exit::Usage;
     };
+    let baseline = match crate::commands::read_baseline(args.baseline.as_deref(), &suite) {
+        Ok(baseline) => baseline,
+        Err(exit) => return exit,
+    };
     let key = match args.sign_key.as_deref().map(read_signing_key).transpose() {
         Ok(key) => key,
         Err(error) => return invalid(&error),
@@ -56,7 +61,20 @@ pub fn certify(args: &CertifyArgs) -> Exit {
                 certified.files,
                 if key.is_some() { ", signed" } else { "" }
             );
-            if certified.failing {
+            for (key, status) in &certified.cells {
+                match baseline.verdict(key, *status) {
+                    BaselineVerdict::KnownFailure { reason } => println!("KNOWN {}: {reason}", key.trial_name()),
+                    BaselineVerdict::Stale { reason } => {
+                        println!(
+                            "STALE {}: listed as a known failure ({reason}) but it is now {status}",
+                            key.trial_name()
+                        );
+                    }
+                    BaselineVerdict::Unlisted if status.breaks_build() => println!("FAIL {}", key.trial_name()),
+                    BaselineVerdict::Unlisted => {}
+                }
+            }
+            if certified.cells.iter().any(|(key, status)| baseline.fails_run(key, *status)) {
                 Exit::ConformanceFailure
             } else {
                 Exit::Success

@@ -3,10 +3,14 @@
 //! One object per line, each with an `event` field, in a fixed order
 //! whatever `--jobs` is: `started`, then one `cell` per selected cell in
 //! canonical order (case, condition, column), then one `drift` per stale
-//! golden or report file, then `finished` with the counts.
+//! golden or report file, then `finished` with the counts. A cell the
+//! `--baseline` lists carries `baseline: {verdict, reason}`, the verdict
+//! `known_failure` or `stale`; `failing` counts what fails the run.
 
+use crate::commands::cell_key;
 use serde_json::{json, Value};
 use sharedos_conformance::grade::judge::RULES_VERSION;
+use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_conformance::output::report::Report;
 use std::collections::BTreeMap;
 
@@ -54,6 +58,7 @@ pub fn events(
     report: &Report,
     golden: &BTreeMap<String, GoldenState>,
     drift: &[String],
+    baseline: &Baseline,
     summary: &BTreeMap<String, BTreeMap<String, usize>>,
 ) -> Vec<Value> {
     let selected: usize = report.manifest.rows.iter().map(|row| row.cells.len()).sum();
@@ -62,7 +67,7 @@ pub fn events(
         for cell in &row.cells {
             let trial = format!("{}/{}/{}", row.case_id, row.condition_id, cell.column_id);
             let golden = golden.get(&trial).map_or("none", GoldenState::as_str);
-            out.push(json!({
+            let mut event = json!({
                 "event": "cell",
                 "case": row.case_id,
                 "condition": row.condition_id,
@@ -71,11 +76,34 @@ pub fn events(
                 "label": cell.label(),
                 "golden": golden,
                 "cell": cell,
-            }));
+            });
+            let key = cell_key(row, cell);
+            let (listed, reason) = match baseline.verdict(&key, cell.status) {
+                BaselineVerdict::Unlisted => (None, None),
+                BaselineVerdict::KnownFailure { reason } => (Some("known_failure"), Some(reason)),
+                BaselineVerdict::Stale { reason } => (Some("stale"), Some(reason)),
+            };
+            if let (Some(listed), Some(reason)) = (listed, reason) {
+                event["baseline"] = json!({ "verdict": listed, "reason": reason });
+            }
+            out.push(event);
         }
     }
     out.extend(drift.iter().map(|entry| json!({ "event": "drift", "detail": entry })));
-    let failing = report.manifest.rows.iter().flat_map(|r| &r.cells).filter(|c| c.status.breaks_build()).count();
-    out.push(json!({ "event": "finished", "summary": summary, "failing": failing, "drift": drift.len() }));
+    let cells = || report.manifest.rows.iter().flat_map(|r| r.cells.iter().map(move |c| (cell_key(r, c), c)));
+    let failing = cells().filter(|(key, c)| baseline.fails_run(key, c.status)).count();
+    let known = cells()
+        .filter(|(key, c)| matches!(baseline.verdict(key, c.status), BaselineVerdict::KnownFailure { .. }))
+        .count();
+    let stale =
+        cells().filter(|(key, c)| matches!(baseline.verdict(key, c.status), BaselineVerdict::Stale { .. })).count();
+    out.push(json!({
+        "event": "finished",
+        "summary": summary,
+        "failing": failing,
+        "knownFailures": known,
+        "stale": stale,
+        "drift": drift.len(),
+    }));
     out
 }

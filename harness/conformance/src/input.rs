@@ -1,6 +1,7 @@
 //! The suite as files state it: cases, attack scripts and world options,
 //! loaded and checked before anything runs.
 
+pub mod baseline;
 pub mod case;
 pub mod error;
 pub mod loader;

@@ -10,9 +10,11 @@ use crate::environment::Environment;
 use crate::statement::{Certification, CertifiedColumn, Statement, Subject, Tool, PREDICATE_TYPE, STATEMENT_TYPE};
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Value};
+use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::loader::{suite_documents, Suite};
 use sharedos_conformance::input::seat::SEATS_DIR;
+use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::Manifest;
 use sharedos_conformance::output::report::{run_and_report, Report, ReportError};
 use sharedos_conformance::run::column::{columns, ADVERSARY_ID};
@@ -44,8 +46,8 @@ pub struct CertifyRequest<'a> {
 pub struct Certified {
     /// The certified column's cells by status.
     pub summary: BTreeMap<String, usize>,
-    /// Whether any of its cells breaks a build (`fail`, `not_exercised`).
-    pub failing: bool,
+    /// Its cells and their verdicts, in manifest order.
+    pub cells: Vec<(CellKey, CellStatus)>,
     /// Files written.
     pub files: usize,
 }
@@ -104,9 +106,8 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
         BundleFile { name: EVIDENCE_FILE.to_string(), bytes: evidence_lines(&report)?.into_bytes() },
     ];
     files.extend(suite_files(&request, &column.id)?);
-    let summary = summary_of(&report.manifest, &column.id);
-    let failing =
-        report.manifest.rows.iter().flat_map(|r| &r.cells).any(|c| c.column_id == column.id && c.status.breaks_build());
+    let cells = column_cells(&report.manifest, &column.id);
+    let summary = summary_of(&cells);
     let statement = statement_of(&report, &column.id, &column.label, &files, summary.clone());
     let mut statement_bytes = serde_json::to_vec_pretty(&statement).map_err(|e| CanonicalError(e.to_string()))?;
     statement_bytes.push(b'\n');
@@ -119,7 +120,7 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
     // The statement goes last: a folder holding one holds every file.
     files.push(BundleFile { name: STATEMENT_FILE.to_string(), bytes: statement_bytes });
     write_bundle(request.out, &files)?;
-    Ok(Certified { summary, failing, files: files.len() })
+    Ok(Certified { summary, cells, files: files.len() })
 }
 
 /// Every run cell's evidence, one canonical line each, in the manifest's
@@ -161,11 +162,27 @@ fn suite_files(request: &CertifyRequest<'_>, column_id: &str) -> Result<Vec<Bund
     Ok(files)
 }
 
+/// The certified column's cells and their verdicts, in manifest order.
+fn column_cells(manifest: &Manifest, column_id: &str) -> Vec<(CellKey, CellStatus)> {
+    let mut cells = Vec::new();
+    for row in &manifest.rows {
+        for cell in row.cells.iter().filter(|c| c.column_id == column_id) {
+            let key = CellKey {
+                case: row.case_id.clone(),
+                condition: row.condition_id.clone(),
+                column: cell.column_id.clone(),
+            };
+            cells.push((key, cell.status));
+        }
+    }
+    cells
+}
+
 /// The certified column's cells by status.
-fn summary_of(manifest: &Manifest, column_id: &str) -> BTreeMap<String, usize> {
+fn summary_of(cells: &[(CellKey, CellStatus)]) -> BTreeMap<String, usize> {
     let mut summary = BTreeMap::new();
-    for cell in manifest.rows.iter().flat_map(|r| &r.cells).filter(|c| c.column_id == column_id) {
-        *summary.entry(cell.status.as_str().to_string()).or_default() += 1;
+    for (_, status) in cells {
+        *summary.entry(status.as_str().to_string()).or_default() += 1;
     }
     summary
 }

@@ -10,7 +10,8 @@ fn root() -> PathBuf {
 
 /// Runs the binary; its exit code and stdout.
 fn run(args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
     (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
 }
 

@@ -1,5 +1,6 @@
 //! The binary as a user runs it, in one test binary so it links once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod baseline;
 mod decode;
 mod evidence;

@@ -42,6 +42,10 @@ pub enum LoadErrorKind {
     DanglingAdversary,
     /// A file's id differs from its file name.
     IdMismatch,
+    /// The bytes are not one TOML document of the expected shape.
+    InvalidToml,
+    /// A baseline names a cell the suite does not have.
+    UnknownCell,
 }
 
 /// A suite file that cannot be used: the file (relative to the suite root),
@@ -113,6 +117,11 @@ impl<'a> Site<'a> {
 
     fn error(&self, kind: LoadErrorKind, expected: impl Into<String>) -> LoadError {
         LoadError { kind, file: self.file.to_path_buf(), pointer: self.pointer.clone(), expected: expected.into() }
+    }
+
+    /// A cell the suite does not have.
+    pub(crate) fn unknown_cell(&self, expected: impl Into<String>) -> LoadError {
+        self.error(LoadErrorKind::UnknownCell, expected)
     }
 
     /// A value outside its bounds.

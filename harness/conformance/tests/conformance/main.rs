@@ -1,6 +1,7 @@
 //! Integration tests of `conformance`, in one binary so the suite links once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod baseline;
 mod driven_columns;
 mod families_annotate;
 mod families_drain;

@@ -1,0 +1,148 @@
+//! Known failures: a TOML file listing cells expected to fail, each with a
+//! reason, so a runtime part-way to conformance keeps CI green on them and
+//! red on any other failure. A listed cell that no longer fails is stale:
+//! the run fails until its entry goes, so the file only ever shrinks.
+//!
+//! ```toml
+//! version = 1
+//!
+//! [[known-failure]]
+//! case = "forged-grant"
+//! condition = "baseline"
+//! column = "process:acme"
+//! reason = "grant forgery detection lands in 2.3"
+//! ```
+
+use crate::grade::judge::CellStatus;
+use crate::input::error::{LoadError, LoadErrorKind, Site};
+use crate::input::loader::Suite;
+use crate::output::golden::CellKey;
+use crate::run::column::columns;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The baseline format's version.
+pub const BASELINE_VERSION: u32 = 1;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct BaselineFile {
+    version: u32,
+    #[serde(default)]
+    known_failure: Vec<KnownFailure>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnownFailure {
+    case: String,
+    condition: String,
+    column: String,
+    reason: String,
+}
+
+/// A loaded baseline: the known failures by cell, with their reasons.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Baseline {
+    /// The file it came from.
+    pub file: PathBuf,
+    entries: BTreeMap<CellKey, String>,
+}
+
+/// What the baseline makes of one cell's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum BaselineVerdict<'a> {
+    /// Not listed: the verdict stands.
+    Unlisted,
+    /// Listed, and it fails as expected: it does not fail the run.
+    KnownFailure {
+        /// Why it is expected to fail.
+        reason: &'a str,
+    },
+    /// Listed, but it no longer fails: it fails the run until removed.
+    Stale {
+        /// The reason the entry gave.
+        reason: &'a str,
+    },
+}
+
+impl Baseline {
+    /// What the baseline says of `key` graded `status`.
+    pub fn verdict(&self, key: &CellKey, status: CellStatus) -> BaselineVerdict<'_> {
+        match self.entries.get(key) {
+            None => BaselineVerdict::Unlisted,
+            Some(reason) if status.breaks_build() => BaselineVerdict::KnownFailure { reason },
+            Some(reason) => BaselineVerdict::Stale { reason },
+        }
+    }
+
+    /// Whether a cell with this verdict fails the run.
+    #[must_use]
+    pub fn fails_run(&self, key: &CellKey, status: CellStatus) -> bool {
+        match self.verdict(key, status) {
+            BaselineVerdict::Unlisted => status.breaks_build(),
+            BaselineVerdict::KnownFailure { .. } => false,
+            BaselineVerdict::Stale { .. } => true,
+        }
+    }
+
+    /// How many cells it lists.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it lists none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Reads and checks the baseline at `path` against `suite`.
+///
+/// # Errors
+/// When it cannot be read, is not a baseline, or names a cell the suite
+/// does not have (at its pointer).
+pub fn load_baseline(path: &Path, suite: &Suite) -> Result<Baseline, LoadError> {
+    let error = |kind, expected: String| LoadError { kind, file: path.to_path_buf(), pointer: String::new(), expected };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| error(LoadErrorKind::Unreadable, format!("a readable UTF-8 file ({e})")))?;
+    let parsed: BaselineFile = toml::from_str(&text).map_err(|e| {
+        let at = e.span().map(|span| line_of(&text, span.start)).map_or_else(String::new, |l| format!(" (line {l})"));
+        error(LoadErrorKind::InvalidToml, format!("a baseline file{at}: {}", e.message()))
+    })?;
+    let root = Site::root(path);
+    if parsed.version != BASELINE_VERSION {
+        return Err(root.child("version").out_of_bounds(format!("version {BASELINE_VERSION}")));
+    }
+    let known_columns = columns(&suite.seats);
+    let mut entries = BTreeMap::new();
+    for (index, entry) in parsed.known_failure.into_iter().enumerate() {
+        let site = root.child("known-failure").index(index);
+        let case =
+            suite.case(&entry.case).ok_or_else(|| site.child("case").unknown_cell("the id of a case of the suite"))?;
+        if case.condition(&entry.condition).is_none() {
+            return Err(site.child("condition").unknown_cell(format!("a condition of case `{}`", case.id)));
+        }
+        if !known_columns.iter().any(|c| c.id == entry.column) {
+            let ids: Vec<&str> = known_columns.iter().map(|c| c.id.as_str()).collect();
+            return Err(site.child("column").unknown_cell(format!("a column id (one of {})", ids.join(", "))));
+        }
+        if entry.reason.trim().is_empty() {
+            return Err(site.child("reason").out_of_bounds("a reason: why the cell is expected to fail"));
+        }
+        let key = CellKey { case: entry.case, condition: entry.condition, column: entry.column };
+        if entries.insert(key, entry.reason).is_some() {
+            return Err(site.duplicate_entry("each cell listed once"));
+        }
+    }
+    Ok(Baseline { file: path.to_path_buf(), entries })
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset).map_or(1, |before| before.matches('\n').count() + 1)
+}
