@@ -32,6 +32,9 @@ pub enum Command {
     /// Check a bundle offline: digests, record hashes, the evidence root,
     /// the case set, every verdict graded again, completeness, signature.
     Verify(VerifyArgs),
+    /// Compare two manifests (or bundles): whether their verdicts are
+    /// comparable, then every cell that moved, then a summary.
+    Diff(DiffArgs),
     /// Read a captured vendor CLI stream and print, as JSON Lines, each step
     /// the vendor's codec extracts, then the turn's outcome and the counts
     /// of ignored lines by kind.
@@ -90,6 +93,31 @@ pub enum VerifyFormat {
     Human,
     /// One JSON document.
     Json,
+}
+
+/// Options of `diff`.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The earlier manifest: a manifest file or a bundle folder.
+    #[arg(value_name = "A")]
+    pub before: PathBuf,
+    /// The later one.
+    #[arg(value_name = "B")]
+    pub after: PathBuf,
+    /// How to print the comparison.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    pub format: DiffFormat,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Plain text.
+    Human,
+    /// One JSON document.
+    Json,
+    /// Markdown, for a pull-request comment.
+    Markdown,
 }
 
 /// Options of `decode`.

@@ -26,6 +26,7 @@ pub fn dispatch(command: Command) -> Exit {
         Command::Bless(args) => run(&args, Mode::Bless),
         Command::Certify(args) => crate::evidence::certify(&args),
         Command::Verify(args) => crate::evidence::verify(&args),
+        Command::Diff(args) => crate::evidence::diff(&args),
         Command::Decode(args) => crate::decode::decode(&args),
     }
 }

@@ -1,6 +1,6 @@
-//! `certify` and `verify`: arguments wired to `sharedos-evidence`.
+//! `certify`, `verify` and `diff`: arguments wired to `sharedos-evidence`.
 
-use crate::args::{CertifyArgs, VerifyArgs, VerifyFormat};
+use crate::args::{CertifyArgs, DiffArgs, DiffFormat, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
 use serde_json::json;
 use sharedos_conformance::input::baseline::BaselineVerdict;
@@ -144,5 +144,30 @@ pub fn verify(args: &VerifyArgs) -> Exit {
         Exit::Success
     } else {
         Exit::ConformanceFailure
+    }
+}
+
+pub fn diff(args: &DiffArgs) -> Exit {
+    use sharedos_evidence::compare::{diff::diff, read::read_manifest, render};
+    let read = |path: &std::path::Path| {
+        read_manifest(path).map_err(|error| {
+            eprintln!("error: {error}");
+            Exit::InvalidInput
+        })
+    };
+    let (before, after) = match (read(&args.before), read(&args.after)) {
+        (Ok(before), Ok(after)) => (before, after),
+        (Err(exit), _) | (_, Err(exit)) => return exit,
+    };
+    let compared = diff(&before, &after);
+    match args.format {
+        DiffFormat::Human => print!("{}", render::human(&compared)),
+        DiffFormat::Markdown => print!("{}", render::markdown(&compared)),
+        DiffFormat::Json => println!("{}", serde_json::to_string(&compared).unwrap_or_default()),
+    }
+    if compared.regressed() {
+        Exit::ConformanceFailure
+    } else {
+        Exit::Success
     }
 }

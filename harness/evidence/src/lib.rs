@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod certify;
+pub mod compare;
 pub mod dsse;
 pub mod environment;
 pub mod failure;

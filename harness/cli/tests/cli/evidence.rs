@@ -58,3 +58,19 @@ fn certify_refuses_filters_unknown_columns_and_an_existing_bundle_with_usage_err
     assert_eq!(run(&["certify", "--column", "model-scripted", "--out", dir.path().to_str().unwrap()]).0, 2);
     assert!(!Path::new(out).exists());
 }
+
+#[test]
+fn diff_exits_0_when_nothing_regressed_1_on_a_regression_and_3_on_unreadable_input() {
+    let committed = "reports/conformance.json";
+    let (code, said) = run(&["diff", committed, committed]);
+    assert_eq!((code, said.as_str()), (0, "Comparable, nothing moved.\n"));
+    let fixtures = "harness/evidence/tests/evidence/sharedos";
+    let (v4, v5) = (format!("{fixtures}/judge-v4.json"), format!("{fixtures}/judge-v5.json"));
+    let (code, said) = run(&["diff", &v4, &v5, "--format", "markdown"]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("#### Regressions (1)"), "{said}");
+    let (code, said) = run(&["diff", &v4, &v5, "--format", "json"]);
+    let parsed: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!((code, &parsed["comparable"]), (1, &serde_json::Value::Bool(false)));
+    assert_eq!(run(&["diff", committed, "no-such-manifest.json"]).0, 3);
+}

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod certify;
+mod diff;
 mod signature;
 mod support;
 mod tampering;

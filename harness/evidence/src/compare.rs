@@ -1,0 +1,5 @@
+//! `diff`: two manifests (or bundles) compared.
+
+pub mod diff;
+pub mod read;
+pub mod render;

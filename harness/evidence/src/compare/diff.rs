@@ -1,0 +1,325 @@
+//! What moved between two manifests: first whether their verdicts can be
+//! compared at all, in words, then every changed cell, grouped, then a
+//! summary per column and family.
+
+use crate::compare::read::{ReadCell, ReadManifest, Shape};
+use serde::Serialize;
+use sharedos_conformance::grade::judge::CellStatus;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Something that identifies a run and differs between the two.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum Moved {
+    /// The hashes were computed differently: equal sets would not hash alike.
+    HashScheme {
+        /// A's scheme.
+        before: String,
+        /// B's scheme.
+        after: String,
+    },
+    /// The cases and scripts differ.
+    CaseSet {
+        /// A's hash.
+        before: String,
+        /// B's hash.
+        after: String,
+    },
+    /// The worlds differ (or one side states none).
+    WorldSet {
+        /// A's hash.
+        before: Option<String>,
+        /// B's hash.
+        after: Option<String>,
+    },
+    /// The grading rules differ.
+    Rules {
+        /// A's rules, in words.
+        before: String,
+        /// B's rules, in words.
+        after: String,
+    },
+    /// The harness version differs (known for bundles only).
+    HarnessVersion {
+        /// A's version.
+        before: Option<String>,
+        /// B's version.
+        after: Option<String>,
+    },
+    /// What a column's seat was told differs.
+    PromptSet {
+        /// The column.
+        column: String,
+        /// A's hash.
+        before: Option<String>,
+        /// B's hash.
+        after: Option<String>,
+    },
+}
+
+/// How a cell moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// To `fail` or `not_exercised` from anything else.
+    Regression,
+    /// From `fail` or `not_exercised` to anything else.
+    Fix,
+    /// Only in B.
+    Added,
+    /// Only in A.
+    Removed,
+    /// Another move: a status between non-failing ones, or the same status
+    /// with other refusing layers, reason codes or causes.
+    Other,
+}
+
+impl Change {
+    /// Every kind, in report order.
+    pub const ALL: [Change; 5] = [Change::Regression, Change::Fix, Change::Added, Change::Removed, Change::Other];
+
+    /// The group's heading.
+    #[must_use]
+    pub fn heading(self) -> &'static str {
+        match self {
+            Change::Regression => "Regressions",
+            Change::Fix => "Fixes",
+            Change::Added => "Added",
+            Change::Removed => "Removed",
+            Change::Other => "Other moves",
+        }
+    }
+}
+
+/// One changed cell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CellChange {
+    /// How it moved.
+    pub change: Change,
+    /// The case.
+    pub case: String,
+    /// The condition.
+    pub condition: String,
+    /// The column.
+    pub column: String,
+    /// Its family, when either manifest says.
+    pub family: Option<String>,
+    /// A's cell.
+    pub before: Option<CellView>,
+    /// B's cell.
+    pub after: Option<CellView>,
+}
+
+/// The compared parts of a cell, as written out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CellView {
+    /// Status.
+    pub status: CellStatus,
+    /// Refusing layers.
+    pub refused_by: Vec<String>,
+    /// Reason codes.
+    pub reason_codes: Vec<String>,
+    /// Causes, when the manifest has them.
+    pub causes: Option<Vec<String>>,
+}
+
+impl From<&ReadCell> for CellView {
+    fn from(cell: &ReadCell) -> CellView {
+        CellView {
+            status: cell.status,
+            refused_by: cell.refused_by.clone(),
+            reason_codes: cell.reason_codes.clone(),
+            causes: cell.causes.clone(),
+        }
+    }
+}
+
+/// Two manifests compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[must_use]
+pub struct Diff {
+    /// Whether verdicts are comparable: same hash scheme, case set, world
+    /// set and rules.
+    pub comparable: bool,
+    /// What moved.
+    pub moved: Vec<Moved>,
+    /// What each move means, in words, in the order of `moved`.
+    pub meaning: Vec<String>,
+    /// Columns only B has: their cells are not listed one by one.
+    pub columns_added: Vec<String>,
+    /// Columns only A has.
+    pub columns_removed: Vec<String>,
+    /// Every changed cell, grouped by change, then by cell.
+    pub cells: Vec<CellChange>,
+    /// Counts per column, then per change.
+    pub by_column: BTreeMap<String, BTreeMap<Change, usize>>,
+    /// Counts per family, then per change.
+    pub by_family: BTreeMap<String, BTreeMap<Change, usize>>,
+}
+
+impl Diff {
+    /// Whether any cell regressed.
+    #[must_use]
+    pub fn regressed(&self) -> bool {
+        self.cells.iter().any(|c| c.change == Change::Regression)
+    }
+}
+
+fn rules_of(manifest: &ReadManifest) -> String {
+    match (&manifest.shape, &manifest.rules_version) {
+        (Shape::Harness, Some(rules)) => {
+            format!("this harness's rules version {rules} (adopting SharedOS judge {})", manifest.judge_version)
+        }
+        _ => format!("SharedOS judge version {}", manifest.judge_version),
+    }
+}
+
+/// Compares `before` (A) with `after` (B).
+pub fn diff(before: &ReadManifest, after: &ReadManifest) -> Diff {
+    let moved = moves(before, after);
+    let comparable = !moved.iter().any(|m| {
+        matches!(m, Moved::HashScheme { .. } | Moved::CaseSet { .. } | Moved::WorldSet { .. } | Moved::Rules { .. })
+    });
+    let meaning = moved.iter().map(meaning_of).collect();
+    let ids = |m: &ReadManifest| -> BTreeSet<String> { m.columns.iter().map(|(id, _, _)| id.clone()).collect() };
+    let (ids_before, ids_after) = (ids(before), ids(after));
+    let columns_added: Vec<String> = ids_after.difference(&ids_before).cloned().collect();
+    let columns_removed: Vec<String> = ids_before.difference(&ids_after).cloned().collect();
+    let shared: BTreeSet<String> = ids_before.intersection(&ids_after).cloned().collect();
+    let cells = changed_cells(before, after, &shared);
+    let mut by_column: BTreeMap<String, BTreeMap<Change, usize>> = BTreeMap::new();
+    let mut by_family: BTreeMap<String, BTreeMap<Change, usize>> = BTreeMap::new();
+    for cell in &cells {
+        *by_column.entry(cell.column.clone()).or_default().entry(cell.change).or_default() += 1;
+        let family = cell.family.clone().unwrap_or_else(|| "unknown".to_string());
+        *by_family.entry(family).or_default().entry(cell.change).or_default() += 1;
+    }
+    Diff { comparable, moved, meaning, columns_added, columns_removed, cells, by_column, by_family }
+}
+
+fn moves(a: &ReadManifest, b: &ReadManifest) -> Vec<Moved> {
+    let mut moved = Vec::new();
+    if a.hash_scheme != b.hash_scheme {
+        moved.push(Moved::HashScheme { before: a.hash_scheme.clone(), after: b.hash_scheme.clone() });
+    }
+    if a.case_set_hash != b.case_set_hash {
+        moved.push(Moved::CaseSet { before: a.case_set_hash.clone(), after: b.case_set_hash.clone() });
+    }
+    if a.world_set_hash != b.world_set_hash || a.world_set_hash.is_none() {
+        moved.push(Moved::WorldSet { before: a.world_set_hash.clone(), after: b.world_set_hash.clone() });
+    }
+    let (rules_a, rules_b) = (rules_of(a), rules_of(b));
+    if rules_a != rules_b {
+        moved.push(Moved::Rules { before: rules_a, after: rules_b });
+    }
+    if a.harness_version != b.harness_version {
+        moved.push(Moved::HarnessVersion { before: a.harness_version.clone(), after: b.harness_version.clone() });
+    }
+    let prompts = |m: &ReadManifest| -> BTreeMap<String, Option<String>> {
+        m.columns.iter().map(|(id, _, hash)| (id.clone(), hash.clone())).collect()
+    };
+    let (pa, pb) = (prompts(a), prompts(b));
+    for (column, before) in &pa {
+        if let Some(after) = pb.get(column).filter(|after| *after != before) {
+            moved.push(Moved::PromptSet { column: column.clone(), before: before.clone(), after: after.clone() });
+        }
+    }
+    moved
+}
+
+fn shown(hash: Option<&String>) -> String {
+    hash.map_or_else(|| "none".to_string(), |h| format!("`{}`", &h[..h.len().min(12)]))
+}
+
+fn meaning_of(moved: &Moved) -> String {
+    match moved {
+        Moved::HashScheme { before, after } => format!(
+            "The hashes were computed differently (A: `{before}`, B: `{after}`). SharedOS hashes JSON with keys \
+             sorted by JavaScript's localeCompare; this harness hashes tagged RFC 8785 canonical JSON. Equal \
+             cases and worlds hash differently under the two, so no hash of A can be compared with one of B, \
+             and the verdicts are not comparable."
+        ),
+        Moved::CaseSet { before, after } => format!(
+            "The case set moved ({} → {}): the rows ask different questions, so verdicts are not comparable \
+             (cells of unchanged cases may still be read side by side, with care).",
+            shown(Some(before)),
+            shown(Some(after))
+        ),
+        Moved::WorldSet { before, after } if before.is_none() || after.is_none() => {
+            "A manifest states no world-set hash (SharedOS judge versions before 3 had none), so the worlds \
+             cannot be shown to be the same; verdicts are not comparable."
+                .to_string()
+        }
+        Moved::WorldSet { before, after } => format!(
+            "The world set moved ({} → {}): the same cases ran against different worlds, so verdicts are not \
+             comparable.",
+            shown(before.as_ref()),
+            shown(after.as_ref())
+        ),
+        Moved::Rules { before, after } => format!(
+            "The grading rules moved ({before} → {after}): the same evidence may grade differently, so verdicts \
+             are not comparable."
+        ),
+        Moved::HarnessVersion { before, after } => format!(
+            "The harness version moved ({} → {}); that alone does not make verdicts incomparable.",
+            before.as_deref().unwrap_or("not stated"),
+            after.as_deref().unwrap_or("not stated")
+        ),
+        Moved::PromptSet { column, before, after } => format!(
+            "Column `{column}` was told different things ({} → {}): its seat's choices are not comparable, \
+             though its verdicts are when nothing above moved.",
+            shown(before.as_ref()),
+            shown(after.as_ref())
+        ),
+    }
+}
+
+fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>) -> Option<Change> {
+    match (before, after) {
+        (None, None) => None,
+        (None, Some(_)) => Some(Change::Added),
+        (Some(_), None) => Some(Change::Removed),
+        (Some(a), Some(b)) => {
+            let causes_differ = matches!((&a.causes, &b.causes), (Some(x), Some(y)) if x != y);
+            let same = a.status == b.status
+                && a.refused_by == b.refused_by
+                && a.reason_codes == b.reason_codes
+                && !causes_differ;
+            match (a.status.breaks_build(), b.status.breaks_build()) {
+                _ if same => None,
+                (false, true) => Some(Change::Regression),
+                (true, false) => Some(Change::Fix),
+                _ => Some(Change::Other),
+            }
+        }
+    }
+}
+
+/// The cells of the columns both have that moved.
+fn changed_cells(a: &ReadManifest, b: &ReadManifest, shared: &BTreeSet<String>) -> Vec<CellChange> {
+    let keys: BTreeSet<&(String, String, String)> =
+        a.cells.keys().chain(b.cells.keys()).filter(|key| shared.contains(&key.2)).collect();
+    let mut cells = Vec::new();
+    for key in keys {
+        let (before, after) = (a.cells.get(key), b.cells.get(key));
+        let Some(change) = change_of(before, after) else { continue };
+        let row = (key.0.clone(), key.1.clone());
+        let family = b.families.get(&row).or_else(|| a.families.get(&row)).map(|f| f.as_str().to_string());
+        cells.push(CellChange {
+            change,
+            case: key.0.clone(),
+            condition: key.1.clone(),
+            column: key.2.clone(),
+            family,
+            before: before.map(CellView::from),
+            after: after.map(CellView::from),
+        });
+    }
+    cells.sort_by(|x, y| {
+        (x.change, &x.case, &x.condition, &x.column).cmp(&(y.change, &y.case, &y.condition, &y.column))
+    });
+    cells
+}

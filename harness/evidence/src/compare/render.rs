@@ -1,0 +1,118 @@
+//! A [`Diff`] for people (plain text) and for a pull-request comment
+//! (Markdown); machines take its JSON.
+
+use crate::compare::diff::{CellChange, CellView, Change, Diff};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+fn column_lines(diff: &Diff) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !diff.columns_added.is_empty() {
+        lines.push(format!("Columns only in B: {}.", diff.columns_added.join(", ")));
+    }
+    if !diff.columns_removed.is_empty() {
+        lines.push(format!("Columns only in A: {}.", diff.columns_removed.join(", ")));
+    }
+    lines
+}
+
+fn verdict_line(diff: &Diff) -> String {
+    let same_columns = diff.columns_added.is_empty() && diff.columns_removed.is_empty();
+    match (diff.comparable, diff.moved.is_empty() && same_columns, diff.cells.is_empty()) {
+        (true, true, true) => "Comparable, nothing moved.".to_string(),
+        (true, _, true) => "Comparable; no cell moved.".to_string(),
+        (true, _, false) => format!("Comparable; {} cells moved.", diff.cells.len()),
+        (false, _, _) => format!("Not comparable; {} cells differ.", diff.cells.len()),
+    }
+}
+
+fn cell_text(view: Option<&CellView>) -> String {
+    let Some(view) = view else { return "absent".to_string() };
+    let mut text = view.status.as_str().to_string();
+    if !view.reason_codes.is_empty() {
+        let _ = write!(text, " [{}]", view.reason_codes.join(", "));
+    }
+    if !view.refused_by.is_empty() {
+        let _ = write!(text, " by {}", view.refused_by.join(", "));
+    }
+    if let Some(causes) = view.causes.as_ref().filter(|c| !c.is_empty()) {
+        let _ = write!(text, " cause {}", causes.join(", "));
+    }
+    text
+}
+
+fn name(cell: &CellChange) -> String {
+    format!("{}/{}/{}", cell.case, cell.condition, cell.column)
+}
+
+fn groups(diff: &Diff) -> impl Iterator<Item = (Change, Vec<&CellChange>)> {
+    Change::ALL.into_iter().filter_map(|change| {
+        let cells: Vec<&CellChange> = diff.cells.iter().filter(|c| c.change == change).collect();
+        (!cells.is_empty()).then_some((change, cells))
+    })
+}
+
+fn counts(counts: &BTreeMap<Change, usize>) -> String {
+    Change::ALL.iter().map(|c| counts.get(c).copied().unwrap_or(0).to_string()).collect::<Vec<_>>().join(" | ")
+}
+
+/// Plain text.
+#[must_use]
+pub fn human(diff: &Diff) -> String {
+    let mut out = format!("{}\n", verdict_line(diff));
+    for meaning in diff.meaning.iter().chain(&column_lines(diff)) {
+        let _ = writeln!(out, "  - {meaning}");
+    }
+    for (change, cells) in groups(diff) {
+        let _ = writeln!(out, "\n{} ({})", change.heading(), cells.len());
+        for cell in cells {
+            let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
+            let _ = writeln!(out, "  {}: {a} -> {b}", name(cell));
+        }
+    }
+    if !diff.cells.is_empty() {
+        let _ = writeln!(out, "\nSummary (regressions, fixes, added, removed, other)");
+        for (column, by) in &diff.by_column {
+            let _ = writeln!(out, "  column {column}: {}", counts(by).replace(" | ", ", "));
+        }
+        for (family, by) in &diff.by_family {
+            let _ = writeln!(out, "  family {family}: {}", counts(by).replace(" | ", ", "));
+        }
+    }
+    out
+}
+
+/// Markdown for a pull-request comment.
+#[must_use]
+pub fn markdown(diff: &Diff) -> String {
+    let mut out = format!("### Conformance diff\n\n**{}**\n", verdict_line(diff));
+    let notes: Vec<String> = diff.meaning.iter().cloned().chain(column_lines(diff)).collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for meaning in &notes {
+            let _ = writeln!(out, "- {meaning}");
+        }
+    }
+    for (change, cells) in groups(diff) {
+        let _ = writeln!(
+            out,
+            "\n#### {} ({})\n\n| Cell | Before | After |\n| --- | --- | --- |",
+            change.heading(),
+            cells.len()
+        );
+        for cell in cells {
+            let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
+            let _ = writeln!(out, "| `{}` | {a} | {b} |", name(cell));
+        }
+    }
+    if !diff.cells.is_empty() {
+        let _ = writeln!(out, "\n#### Summary\n\n| | Regressions | Fixes | Added | Removed | Other |\n| --- | --- | --- | --- | --- | --- |");
+        for (column, by) in &diff.by_column {
+            let _ = writeln!(out, "| column `{column}` | {} |", counts(by));
+        }
+        for (family, by) in &diff.by_family {
+            let _ = writeln!(out, "| family {family} | {} |", counts(by));
+        }
+    }
+    out
+}
