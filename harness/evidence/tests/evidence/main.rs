@@ -3,6 +3,7 @@
 
 mod certify;
 mod diff;
+mod schemas;
 mod signature;
 mod support;
 mod tampering;
