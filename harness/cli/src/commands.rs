@@ -2,15 +2,15 @@
 //! wires arguments to it, prints, and chooses the exit code.
 
 use crate::args::{Command, Format, RunArgs, SelectArgs};
+use crate::baseline::read_baseline;
 use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
-use sharedos_conformance::input::baseline::{load_baseline, Baseline, BaselineVerdict};
+use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::output::golden::{bless, compare, CellKey, GoldenComparison};
-use sharedos_conformance::output::manifest::{Cell, ManifestRow};
+use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
@@ -128,29 +128,12 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         .manifest
         .rows
         .iter()
-        .any(|row| row.cells.iter().any(|cell| baseline.fails_run(&cell_key(row, cell), cell.status)));
+        .any(|row| row.cells.iter().any(|cell| baseline.fails_run(&row.key_of(cell), cell.status)));
     if failing || !drift.is_empty() {
         Exit::ConformanceFailure
     } else {
         Exit::Success
     }
-}
-
-/// The baseline `--baseline` names (an empty one without it).
-///
-/// # Errors
-/// `InvalidInput` when it does not load.
-pub fn read_baseline(path: Option<&Path>, suite: &Suite) -> Result<Baseline, Exit> {
-    let Some(path) = path else { return Ok(Baseline::default()) };
-    load_baseline(path, suite).map_err(|error| {
-        eprintln!("error: {error}");
-        Exit::InvalidInput
-    })
-}
-
-/// A manifest cell's key.
-pub fn cell_key(row: &ManifestRow, cell: &Cell) -> CellKey {
-    CellKey { case: row.case_id.clone(), condition: row.condition_id.clone(), column: cell.column_id.clone() }
 }
 
 /// Compares (or, when blessing, rewrites) every run cell's golden file.
@@ -230,7 +213,7 @@ pub fn summary(report: &Report) -> BTreeMap<String, BTreeMap<String, usize>> {
 fn print_human(report: &Report, drift: &[String], baseline: &Baseline) {
     for row in &report.manifest.rows {
         for cell in &row.cells {
-            let key = cell_key(row, cell);
+            let key = row.key_of(cell);
             let detail = cell.detail.clone().unwrap_or_default();
             match baseline.verdict(&key, cell.status) {
                 BaselineVerdict::Unlisted if cell.status.breaks_build() => {
@@ -262,7 +245,7 @@ fn junit(report: &Report, baseline: &Baseline) -> Result<String, quick_junit::Se
     for row in &report.manifest.rows {
         for cell in &row.cells {
             let name = format!("{}/{}/{}", row.case_id, row.condition_id, cell.column_id);
-            let verdict = baseline.verdict(&cell_key(row, cell), cell.status);
+            let verdict = baseline.verdict(&row.key_of(cell), cell.status);
             let status = if let BaselineVerdict::KnownFailure { reason } = verdict {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message(format!("known failure: {reason}"));

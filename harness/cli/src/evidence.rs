@@ -34,7 +34,7 @@ pub fn certify(args: &CertifyArgs) -> Exit {
         eprintln!("error: say which column to certify: --column ID or --seat FILE");
         return Exit::Usage;
     };
-    let baseline = match crate::commands::read_baseline(args.baseline.as_deref(), &suite) {
+    let baseline = match crate::baseline::read_baseline(args.baseline.as_deref(), &suite) {
         Ok(baseline) => baseline,
         Err(exit) => return exit,
     };

@@ -2,6 +2,7 @@
 //! `sharedos-conformance`: run, check and bless the conformance matrix.
 
 mod args;
+mod baseline;
 mod commands;
 mod decode;
 mod evidence;

@@ -7,7 +7,6 @@
 //! `--baseline` lists carries `baseline: {verdict, reason}`, the verdict
 //! `known_failure` or `stale`; `failing` counts what fails the run.
 
-use crate::commands::cell_key;
 use serde_json::{json, Value};
 use sharedos_conformance::grade::judge::RULES_VERSION;
 use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
@@ -77,7 +76,7 @@ pub fn events(
                 "golden": golden,
                 "cell": cell,
             });
-            let key = cell_key(row, cell);
+            let key = row.key_of(cell);
             let (listed, reason) = match baseline.verdict(&key, cell.status) {
                 BaselineVerdict::Unlisted => (None, None),
                 BaselineVerdict::KnownFailure { reason } => (Some("known_failure"), Some(reason)),
@@ -90,7 +89,7 @@ pub fn events(
         }
     }
     out.extend(drift.iter().map(|entry| json!({ "event": "drift", "detail": entry })));
-    let cells = || report.manifest.rows.iter().flat_map(|r| r.cells.iter().map(move |c| (cell_key(r, c), c)));
+    let cells = || report.manifest.rows.iter().flat_map(|r| r.cells.iter().map(move |c| (r.key_of(c), c)));
     let failing = cells().filter(|(key, c)| baseline.fails_run(key, c.status)).count();
     let known = cells()
         .filter(|(key, c)| matches!(baseline.verdict(key, c.status), BaselineVerdict::KnownFailure { .. }))

@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 use sharedos_conformance::grade::evidence::GradingEvidence;
+use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::Cell;
 use std::path::{Path, PathBuf};
 
@@ -46,6 +47,14 @@ pub struct EvidenceLine {
     pub record_hashes: Vec<String>,
     /// What it was graded from.
     pub grading: GradingEvidence,
+}
+
+impl EvidenceLine {
+    /// The cell it is the evidence of.
+    #[must_use]
+    pub fn key(&self) -> CellKey {
+        CellKey { case: self.case.clone(), condition: self.condition.clone(), column: self.column.clone() }
+    }
 }
 
 /// A file of a bundle: its `/`-separated path inside it, and its bytes.

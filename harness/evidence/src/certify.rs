@@ -167,12 +167,7 @@ fn column_cells(manifest: &Manifest, column_id: &str) -> Vec<(CellKey, CellStatu
     let mut cells = Vec::new();
     for row in &manifest.rows {
         for cell in row.cells.iter().filter(|c| c.column_id == column_id) {
-            let key = CellKey {
-                case: row.case_id.clone(),
-                condition: row.condition_id.clone(),
-                column: cell.column_id.clone(),
-            };
-            cells.push((key, cell.status));
+            cells.push((row.key_of(cell), cell.status));
         }
     }
     cells

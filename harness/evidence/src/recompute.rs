@@ -10,7 +10,6 @@ use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::identity::sets::world_set_hash_with;
 use sharedos_conformance::identity::tags::HASH_SCHEME;
 use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::{evidence_root, prompt_set_hash, CellEvidence, Manifest};
 use sharedos_conformance::run::cell::evidence_of;
 use std::collections::BTreeMap;
@@ -124,8 +123,7 @@ fn mismatch(place: Place, what: &str, expected: &str, found: &str) -> Failure {
 fn line_evidence(lines: &[EvidenceLine], failures: &mut Vec<Failure>) -> Vec<CellEvidence> {
     let mut evidence = Vec::with_capacity(lines.len());
     for (index, line) in lines.iter().enumerate() {
-        let key = CellKey { case: line.case.clone(), condition: line.condition.clone(), column: line.column.clone() };
-        let Ok(cell) = evidence_of(&key, &line.grading.records) else { continue };
+        let Ok(cell) = evidence_of(&line.key(), &line.grading.records) else { continue };
         let recomputed: Vec<&str> = cell.turns.iter().map(|t| t.record_hash.as_str()).collect();
         let stated: Vec<&str> = line.record_hashes.iter().map(String::as_str).collect();
         if recomputed != stated {

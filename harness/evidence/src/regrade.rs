@@ -20,19 +20,10 @@ fn manifest_cells(manifest: &Manifest) -> BTreeMap<CellKey, (String, &Cell)> {
     let mut cells = BTreeMap::new();
     for (r, row) in manifest.rows.iter().enumerate() {
         for (c, cell) in row.cells.iter().enumerate() {
-            let key = CellKey {
-                case: row.case_id.clone(),
-                condition: row.condition_id.clone(),
-                column: cell.column_id.clone(),
-            };
-            cells.insert(key, (format!("/rows/{r}/cells/{c}"), cell));
+            cells.insert(row.key_of(cell), (format!("/rows/{r}/cells/{c}"), cell));
         }
     }
     cells
-}
-
-fn key_of(line: &EvidenceLine) -> CellKey {
-    CellKey { case: line.case.clone(), condition: line.condition.clone(), column: line.column.clone() }
 }
 
 /// Grades every line again; returns how many were graded.
@@ -46,7 +37,7 @@ pub fn check_verdicts(
     let stated = manifest_cells(manifest);
     let mut graded = 0;
     for (index, line) in lines.iter().enumerate() {
-        let key = key_of(line);
+        let key = line.key();
         let place = |pointer: &str| Place::line(EVIDENCE_FILE, index + 1, pointer);
         let spec = specs.iter().find(|s| s.id == line.column);
         let (Ok((_, condition, script)), Some(spec)) = (locate(suite, &key), spec) else {
@@ -125,7 +116,7 @@ pub fn check_complete(
     }
     let planned = plan(suite, &Selection { columns: ids, ..Selection::default() });
     let stated = manifest_cells(manifest);
-    let evidenced: BTreeSet<CellKey> = lines.iter().map(key_of).collect();
+    let evidenced: BTreeSet<CellKey> = lines.iter().map(EvidenceLine::key).collect();
     let mut expected_keys = BTreeSet::new();
     for cell in &planned {
         expected_keys.insert(cell.key.clone());
@@ -150,7 +141,7 @@ pub fn check_complete(
         }
     }
     for (index, line) in lines.iter().enumerate() {
-        let key = key_of(line);
+        let key = line.key();
         let run = planned.iter().any(|p| p.key == key && p.declared.is_none());
         if !run && locate(suite, &key).is_ok() {
             failures

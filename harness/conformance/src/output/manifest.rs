@@ -13,6 +13,7 @@ use crate::identity::sets::{hash_evidence_root, hash_prompt_set, EvidenceLeaf, P
 use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::{Family, TurnExpectation};
 use crate::input::script::MoveKind;
+use crate::output::golden::CellKey;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
 use sharedos_model::canonical::CanonicalError;
@@ -107,6 +108,12 @@ pub struct ManifestRow {
 }
 
 impl ManifestRow {
+    /// The key of one of this row's cells.
+    #[must_use]
+    pub fn key_of(&self, cell: &Cell) -> CellKey {
+        CellKey { case: self.case_id.clone(), condition: self.condition_id.clone(), column: cell.column_id.clone() }
+    }
+
     /// This row's reference.
     #[must_use]
     pub fn row_ref(&self) -> RowRef {
