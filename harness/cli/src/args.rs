@@ -54,7 +54,8 @@ pub struct CertifyArgs {
     /// Seat the runtime this seat file describes, as column `process:<name>`.
     #[arg(long, value_name = "FILE")]
     pub seat: Option<PathBuf>,
-    /// The bundle to write (a folder that must not exist yet).
+    /// The bundle to write: a folder, or one archive when it ends in
+    /// `.tar`; it must not exist yet.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Sign the statement with this Ed25519 private key (PKCS#8 PEM).

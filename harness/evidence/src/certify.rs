@@ -36,7 +36,7 @@ pub struct CertifyRequest<'a> {
     pub jobs: usize,
     /// The key to sign the statement with, if any.
     pub sign_key: Option<&'a SigningKey>,
-    /// The bundle to write.
+    /// The bundle to write: a folder, or an archive when it ends in `.tar`.
     pub out: &'a Path,
 }
 
@@ -119,7 +119,11 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
     }
     // The statement goes last: a folder holding one holds every file.
     files.push(BundleFile { name: STATEMENT_FILE.to_string(), bytes: statement_bytes });
-    write_bundle(request.out, &files)?;
+    if crate::archive::is_archive(request.out) {
+        crate::archive::write_archive(request.out, &files)?;
+    } else {
+        write_bundle(request.out, &files)?;
+    }
     Ok(Certified { summary, cells, files: files.len() })
 }
 

@@ -2,6 +2,7 @@
 //! suite, with the evidence, the suite and a signed statement, and the
 //! offline check of such a bundle.
 
+pub mod archive;
 pub mod bundle;
 pub mod certify;
 pub mod compare;

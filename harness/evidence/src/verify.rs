@@ -65,12 +65,22 @@ pub struct VerifyError {
     pub detail: String,
 }
 
-/// Verifies the bundle at `bundle`.
+/// Verifies the bundle at `bundle`: a folder, or an archive (`.tar`).
 ///
 /// # Errors
-/// When it is not a readable bundle (no folder, no statement, or a
-/// statement that is not one); everything else is a [`Failure`].
+/// When it is not a readable bundle (no folder, an archive that does not
+/// unpack, no statement, or a statement that is not one); everything else
+/// is a [`Failure`].
 pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
+    if crate::archive::is_archive(bundle) && bundle.is_file() {
+        let unpacked =
+            crate::archive::unpack(bundle).map_err(|e| VerifyError { path: bundle.to_path_buf(), detail: e.detail })?;
+        return verify_folder(unpacked.path(), options);
+    }
+    verify_folder(bundle, options)
+}
+
+fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
     let statement_path = bundle.join(STATEMENT_FILE);
     let unreadable = |detail: String| VerifyError { path: statement_path.clone(), detail };
     let statement_bytes = std::fs::read(&statement_path).map_err(|e| unreadable(e.to_string()))?;

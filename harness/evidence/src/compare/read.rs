@@ -149,11 +149,21 @@ pub struct ReadError {
     pub expected: String,
 }
 
-/// Reads a manifest file, or the manifest of a bundle folder.
+/// Reads a manifest file, or the manifest of a bundle (folder or archive).
 ///
 /// # Errors
 /// When it cannot be read or is not a manifest of a known shape.
 pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
+    if crate::archive::is_archive(path) && path.is_file() {
+        let unpacked = crate::archive::unpack(path).map_err(|e| ReadError {
+            file: path.to_path_buf(),
+            pointer: String::new(),
+            expected: format!("a bundle archive ({})", e.detail),
+        })?;
+        let mut read = read_manifest(unpacked.path()).map_err(|e| ReadError { file: path.join(MANIFEST_FILE), ..e })?;
+        read.path = path.to_path_buf();
+        return Ok(read);
+    }
     let (file, harness_version) = if path.is_dir() {
         (path.join(MANIFEST_FILE), bundle_harness_version(path))
     } else {

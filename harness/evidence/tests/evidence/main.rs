@@ -1,6 +1,7 @@
 //! Integration tests of `evidence`, in one binary so the suite links once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod archive;
 mod certify;
 mod diff;
 mod schemas;
