@@ -77,3 +77,23 @@ fn a_folder_without_a_statement_is_not_a_bundle() {
     let error = verify(dir.path(), VerifyOptions::default()).unwrap_err();
     assert!(error.to_string().contains("statement.json"), "{error}");
 }
+
+#[test]
+fn a_bundle_that_fails_half_way_leaves_nothing_behind() {
+    use sharedos_evidence::archive::write_archive;
+    use sharedos_evidence::bundle::{write_bundle, BundleFile};
+    let dir = scratch();
+    // The second file needs a folder where the first is a file: writing stops there.
+    let files = [
+        BundleFile { name: "a".into(), bytes: b"1".to_vec() },
+        BundleFile { name: "a/b".into(), bytes: b"2".to_vec() },
+    ];
+    let out = dir.path().join("bundle");
+    assert!(write_bundle(&out, &files).is_err());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 0, "{left:?}");
+    // An archive into a folder that does not exist is not written at all.
+    let nowhere = dir.path().join("missing/bundle.tar");
+    assert!(write_archive(&nowhere, &files[..1]).is_err());
+    assert!(!nowhere.exists());
+}
