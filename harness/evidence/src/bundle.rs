@@ -118,6 +118,27 @@ fn write_all(staging: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// The most a bundle file may hold.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a file of an untrusted bundle: a regular file (not a symlink, a
+/// FIFO or a device, which could point anywhere or never end) of at most
+/// [`MAX_FILE_BYTES`].
+///
+/// # Errors
+/// `NotFound` when absent, `InvalidInput` when not such a file, and any
+/// read error.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let metadata = std::fs::symlink_metadata(path)?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "larger than 1 GiB"));
+    }
+    std::fs::read(path)
+}
+
 /// Every file under `dir`, as bundle paths, sorted.
 ///
 /// # Errors

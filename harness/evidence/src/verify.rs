@@ -2,7 +2,9 @@
 //! then the signature, then every hash recomputed, every verdict graded
 //! again from its evidence, and every cell of the suite accounted for.
 
-use crate::bundle::{list_files, EvidenceLine, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR};
+use crate::bundle::{
+    list_files, read_regular, EvidenceLine, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR,
+};
 use crate::dsse::Envelope;
 use crate::failure::{Failure, Place};
 use crate::statement::{sha256_hex, Statement};
@@ -83,7 +85,7 @@ pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification,
 fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
     let statement_path = bundle.join(STATEMENT_FILE);
     let unreadable = |detail: String| VerifyError { path: statement_path.clone(), detail };
-    let statement_bytes = std::fs::read(&statement_path).map_err(|e| unreadable(e.to_string()))?;
+    let statement_bytes = read_regular(&statement_path).map_err(|e| unreadable(e.to_string()))?;
     let statement: Statement = serde_json::from_slice(&statement_bytes)
         .map_err(|e| unreadable(format!("expected an in-toto Statement v1 ({e})")))?;
     let mut failures = Vec::new();
@@ -119,16 +121,20 @@ fn check_subjects(bundle: &Path, statement: &Statement, failures: &mut Vec<Failu
     for subject in &statement.subject {
         let place = Place::file(&subject.name);
         // A subject naming a path outside the bundle is never read.
-        let inside = !subject.name.split('/').any(|p| p == ".." || p.is_empty());
-        match std::fs::read(bundle.join(&subject.name)) {
-            Ok(bytes) if inside => {
+        if subject.name.split('/').any(|p| p == ".." || p == "." || p.is_empty()) {
+            failures.push(Failure::Unparsable { place, expected: "a path inside the bundle".to_string() });
+            continue;
+        }
+        match read_regular(&bundle.join(&subject.name)) {
+            Ok(bytes) => {
                 let found = sha256_hex(&bytes);
                 let expected = subject.sha256().unwrap_or_default().to_string();
                 if found != expected {
                     failures.push(Failure::Digest { place, expected, found });
                 }
             }
-            _ => failures.push(Failure::MissingFile { place }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => failures.push(Failure::MissingFile { place }),
+            Err(e) => failures.push(Failure::Unparsable { place, expected: format!("a regular file ({e})") }),
         }
     }
     for name in present.iter().filter(|n| *n != STATEMENT_FILE && *n != ENVELOPE_FILE) {
@@ -147,7 +153,7 @@ fn check_signature(
     failures: &mut Vec<Failure>,
 ) -> SignatureCheck {
     let place = Place::file(ENVELOPE_FILE);
-    let Ok(bytes) = std::fs::read(bundle.join(ENVELOPE_FILE)) else {
+    let Ok(bytes) = read_regular(&bundle.join(ENVELOPE_FILE)) else {
         if key.is_some() {
             let detail = "the bundle is not signed, and --key asks for a signature".to_string();
             failures.push(Failure::Signature { place, detail });
@@ -184,7 +190,7 @@ fn parse_document<T: DeserializeOwned>(
     what: &str,
     failures: &mut Vec<Failure>,
 ) -> Option<T> {
-    let parsed = std::fs::read(bundle.join(name))
+    let parsed = read_regular(&bundle.join(name))
         .map_err(|e| e.to_string())
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()));
     match parsed {
@@ -197,7 +203,9 @@ fn parse_document<T: DeserializeOwned>(
 }
 
 fn parse_lines(bundle: &Path, failures: &mut Vec<Failure>) -> Option<Vec<EvidenceLine>> {
-    let text = match std::fs::read_to_string(bundle.join(EVIDENCE_FILE)) {
+    let text = match read_regular(&bundle.join(EVIDENCE_FILE))
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    {
         Ok(text) => text,
         Err(e) => {
             let expected = format!("UTF-8 JSON Lines ({e})");

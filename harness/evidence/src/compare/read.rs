@@ -6,7 +6,7 @@
 //! 64 lowercase hex, a judge version outside 1–6, a row or cell twice, a
 //! cell of an undeclared column — each refused with the file and pointer.
 
-use crate::bundle::{MANIFEST_FILE, STATEMENT_FILE};
+use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::Deserialize;
 use sharedos_conformance::grade::judge::CellStatus;
@@ -170,7 +170,8 @@ pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
         (path.to_path_buf(), None)
     };
     let error = |pointer: String, expected: String| ReadError { file: file.clone(), pointer, expected };
-    let bytes = std::fs::read(&file).map_err(|e| error(String::new(), format!("a readable manifest ({e})")))?;
+    let bytes =
+        read_regular(&file).map_err(|e| error(String::new(), format!("a readable manifest, a regular file ({e})")))?;
     let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
     let raw: RawManifest = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let pointer = pointer_of(e.path());
@@ -184,7 +185,7 @@ pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
 
 /// The harness version a bundle's statement names.
 fn bundle_harness_version(bundle: &Path) -> Option<String> {
-    let bytes = std::fs::read(bundle.join(STATEMENT_FILE)).ok()?;
+    let bytes = read_regular(&bundle.join(STATEMENT_FILE)).ok()?;
     let statement: Statement = serde_json::from_slice(&bytes).ok()?;
     Some(statement.predicate.harness.version)
 }

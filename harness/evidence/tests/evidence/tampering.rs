@@ -163,3 +163,36 @@ fn a_dropped_case_moves_the_case_set_and_leaves_cells_missing() {
     let against = verify(&bundle, options).unwrap();
     assert!(against.failures.iter().any(|f| f.place().file == "suite"), "{:?}", against.failures);
 }
+
+#[test]
+fn a_bundle_file_that_is_a_symlink_or_a_fifo_is_refused_not_followed() {
+    let dir = scratch();
+    let bundle = copy_of_bundle(dir.path());
+    let manifest = bundle.join(MANIFEST_FILE);
+    std::fs::remove_file(&manifest).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &manifest).unwrap();
+    let evidence = bundle.join(EVIDENCE_FILE);
+    std::fs::remove_file(&evidence).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&evidence).status();
+    assert!(made.unwrap().success());
+    let verification = verify_plain(&bundle);
+    let refused: Vec<String> =
+        verification.failures.iter().filter(|f| f.code() == "unparsable").map(|f| f.place().file.clone()).collect();
+    assert!(
+        refused.contains(&MANIFEST_FILE.to_string()) && refused.contains(&EVIDENCE_FILE.to_string()),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_subject_naming_a_path_outside_the_bundle_is_never_read() {
+    let dir = scratch();
+    let bundle = copy_of_bundle(dir.path());
+    let path = bundle.join(STATEMENT_FILE);
+    let mut statement: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    statement["subject"][0]["name"] = Value::from("../outside");
+    std::fs::write(&path, serde_json::to_vec(&statement).unwrap()).unwrap();
+    let verification = verify_plain(&bundle);
+    let place = verification.failures.iter().find(|f| f.place().file == "../outside");
+    assert!(place.is_some_and(|f| f.code() == "unparsable"), "{:?}", verification.failures);
+}
