@@ -71,8 +71,8 @@ fn list(select: &SelectArgs) -> Exit {
     };
     for cell in &planned {
         match select.format {
-            Format::Human => println!("{}", cell.key.trial_name()),
-            Format::Json | Format::Jsonl => println!(
+            Format::Human => say!("{}", cell.key.trial_name()),
+            Format::Json | Format::Jsonl => say!(
                 "{}",
                 json!({ "case": cell.key.case, "condition": cell.key.condition, "column": cell.key.column, "declared": cell.declared.is_some() })
             ),
@@ -107,22 +107,33 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     let full = selection == Selection::default() && args.select.seats.is_empty();
     let golden = golden_states(&args.select.root, &report, mode);
     let mut drift: Vec<String> = golden.values().filter_map(|state| state.drift().map(str::to_string)).collect();
+    // Files that could not be written: an I/O failure, not drift.
+    let mut unwritten: Vec<String> =
+        golden.values().filter_map(|state| state.unwritten().map(str::to_string)).collect();
     if full {
-        drift.extend(report_drift(&args.select.root, &report, mode));
+        let (stale, failed) = report_drift(&args.select.root, &report, mode);
+        drift.extend(stale);
+        unwritten.extend(failed);
     }
-    print_results(&report, &golden, &drift, &baseline, args.select.format);
     if let Some(path) = &args.junit {
-        let xml = match junit(&report, &baseline) {
-            Ok(xml) => xml,
+        match junit(&report, &baseline) {
+            Ok(xml) => {
+                if let Err(error) = write_if_changed(path, xml.as_bytes()) {
+                    unwritten.push(format!("failed to {error}"));
+                }
+            }
             Err(error) => {
                 eprintln!("error: the harness failed to write the JUnit report: {error} (this is a bug)");
                 return Exit::HarnessBug;
             }
-        };
-        if let Err(error) = write_if_changed(path, xml.as_bytes()) {
-            eprintln!("error: failed to {error}");
-            return Exit::HarnessBug;
         }
+    }
+    print_results(&report, &golden, &drift, &baseline, args.select.format);
+    if !unwritten.is_empty() {
+        for failure in &unwritten {
+            eprintln!("error: {failure}");
+        }
+        return Exit::Io;
     }
     let failing = report
         .manifest
@@ -163,10 +174,11 @@ fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, G
     states
 }
 
-/// Writes the committed reports (run, bless) or compares them (check).
-fn report_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
+/// Writes the committed reports (run, bless) or compares them (check):
+/// the stale ones, and the ones that could not be written.
+fn report_drift(root: &Path, report: &Report, mode: Mode) -> (Vec<String>, Vec<String>) {
     let files = [("reports/conformance.json", &report.manifest_json), ("reports/conformance.md", &report.markdown)];
-    let mut drift = Vec::new();
+    let (mut drift, mut unwritten) = (Vec::new(), Vec::new());
     for (relative, text) in files {
         let path = root.join(relative);
         if mode == Mode::Check {
@@ -174,10 +186,10 @@ fn report_drift(root: &Path, report: &Report, mode: Mode) -> Vec<String> {
                 drift.push(format!("{relative} is stale; run `sharedos-conformance run` to regenerate it"));
             }
         } else if let Err(error) = write_if_changed(&path, text.as_bytes()) {
-            drift.push(format!("failed to {error}"));
+            unwritten.push(format!("failed to {error}"));
         }
     }
-    drift
+    (drift, unwritten)
 }
 
 fn print_results(
@@ -189,10 +201,10 @@ fn print_results(
 ) {
     match format {
         Format::Human => print_human(report, drift, baseline),
-        Format::Json => println!("{}", json!({ "manifest": report.manifest, "drift": drift })),
+        Format::Json => say!("{}", json!({ "manifest": report.manifest, "drift": drift })),
         Format::Jsonl => {
             for event in crate::stream::events(report, golden, drift, baseline, &summary(report)) {
-                println!("{event}");
+                say!("{event}");
             }
         }
     }
@@ -217,11 +229,11 @@ fn print_human(report: &Report, drift: &[String], baseline: &Baseline) {
             let detail = cell.detail.clone().unwrap_or_default();
             match baseline.verdict(&key, cell.status) {
                 BaselineVerdict::Unlisted if cell.status.breaks_build() => {
-                    println!("FAIL {}: {detail}", key.trial_name());
+                    say!("FAIL {}: {detail}", key.trial_name());
                 }
                 BaselineVerdict::Unlisted => {}
-                BaselineVerdict::KnownFailure { reason } => println!("KNOWN {}: {reason}", key.trial_name()),
-                BaselineVerdict::Stale { reason } => println!(
+                BaselineVerdict::KnownFailure { reason } => say!("KNOWN {}: {reason}", key.trial_name()),
+                BaselineVerdict::Stale { reason } => say!(
                     "STALE {}: listed as a known failure ({reason}) but it is now {}; remove it from {}",
                     key.trial_name(),
                     cell.status,
@@ -231,11 +243,11 @@ fn print_human(report: &Report, drift: &[String], baseline: &Baseline) {
         }
     }
     for entry in drift {
-        println!("DRIFT {entry}");
+        say!("DRIFT {entry}");
     }
     for (column, counts) in summary(report) {
         let parts: Vec<String> = counts.iter().map(|(status, n)| format!("{status}: {n}")).collect();
-        println!("{column}  {}", parts.join("  "));
+        say!("{column}  {}", parts.join("  "));
     }
 }
 

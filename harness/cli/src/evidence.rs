@@ -54,8 +54,8 @@ pub fn certify(args: &CertifyArgs) -> Exit {
     match run_certify(request) {
         Ok(certified) => {
             let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
-            println!("{column}  {}", counts.join("  "));
-            println!(
+            say!("{column}  {}", counts.join("  "));
+            say!(
                 "wrote {} ({} files{})",
                 args.out.display(),
                 certified.files,
@@ -63,14 +63,11 @@ pub fn certify(args: &CertifyArgs) -> Exit {
             );
             for (key, status) in &certified.cells {
                 match baseline.verdict(key, *status) {
-                    BaselineVerdict::KnownFailure { reason } => println!("KNOWN {}: {reason}", key.trial_name()),
+                    BaselineVerdict::KnownFailure { reason } => say!("KNOWN {}: {reason}", key.trial_name()),
                     BaselineVerdict::Stale { reason } => {
-                        println!(
-                            "STALE {}: listed as a known failure ({reason}) but it is now {status}",
-                            key.trial_name()
-                        );
+                        say!("STALE {}: listed as a known failure ({reason}) but it is now {status}", key.trial_name());
                     }
-                    BaselineVerdict::Unlisted if status.breaks_build() => println!("FAIL {}", key.trial_name()),
+                    BaselineVerdict::Unlisted if status.breaks_build() => say!("FAIL {}", key.trial_name()),
                     BaselineVerdict::Unlisted => {}
                 }
             }
@@ -117,12 +114,12 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     match args.format {
         VerifyFormat::Human => {
             for failure in &verification.failures {
-                println!("FAIL {failure}");
+                say!("FAIL {failure}");
             }
             if verification.verified() {
-                println!("verified: {} cells graded again; signature {signature}", verification.regraded);
+                say!("verified: {} cells graded again; signature {signature}", verification.regraded);
             } else {
-                println!("does not verify: {} failures; signature {signature}", verification.failures.len());
+                say!("does not verify: {} failures; signature {signature}", verification.failures.len());
             }
         }
         VerifyFormat::Json => {
@@ -134,7 +131,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
                     json!({ "code": f.code(), "file": place.file, "line": place.line, "pointer": place.pointer, "message": f.to_string() })
                 })
                 .collect();
-            println!(
+            say!(
                 "{}",
                 json!({ "verified": verification.verified(), "regraded": verification.regraded, "signature": signature, "failures": failures })
             );
@@ -161,9 +158,9 @@ pub fn diff(args: &DiffArgs) -> Exit {
     };
     let compared = diff(&before, &after);
     match args.format {
-        DiffFormat::Human => print!("{}", render::human(&compared)),
-        DiffFormat::Markdown => print!("{}", render::markdown(&compared)),
-        DiffFormat::Json => println!("{}", serde_json::to_string(&compared).unwrap_or_default()),
+        DiffFormat::Human => say!("{}", render::human(&compared).trim_end_matches('\n')),
+        DiffFormat::Markdown => say!("{}", render::markdown(&compared).trim_end_matches('\n')),
+        DiffFormat::Json => say!("{}", serde_json::to_string(&compared).unwrap_or_default()),
     }
     if compared.regressed() {
         Exit::ConformanceFailure

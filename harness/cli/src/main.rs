@@ -1,6 +1,16 @@
 #![forbid(unsafe_code)]
 //! `sharedos-conformance`: run, check and bless the conformance matrix.
 
+/// `println!` that never panics: a closed or full stdout (`| head`) ends
+/// the printing, not the run, so reports and the JUnit file are still
+/// written and the exit code still says how the run went.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 mod args;
 mod baseline;
 mod commands;

@@ -45,8 +45,17 @@ impl GoldenState {
     #[must_use]
     pub fn drift(&self) -> Option<&str> {
         match self {
-            GoldenState::Same | GoldenState::Blessed => None,
-            GoldenState::Missing(text) | GoldenState::Differs(text) | GoldenState::Unwritable(text) => Some(text),
+            GoldenState::Same | GoldenState::Blessed | GoldenState::Unwritable(_) => None,
+            GoldenState::Missing(text) | GoldenState::Differs(text) => Some(text),
+        }
+    }
+
+    /// Why the file could not be written, when `bless` failed to.
+    #[must_use]
+    pub fn unwritten(&self) -> Option<&str> {
+        match self {
+            GoldenState::Unwritable(text) => Some(text),
+            _ => None,
         }
     }
 }

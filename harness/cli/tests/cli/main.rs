@@ -4,3 +4,4 @@
 mod baseline;
 mod decode;
 mod evidence;
+mod hostile;

@@ -116,7 +116,7 @@ pub type PlannedResult = (PlannedCell, Option<CellResult>);
 /// How [`run_all`] runs the planned cells.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunSettings<'a> {
-    /// Worker threads (at least one is used).
+    /// Worker threads (at least one, at most one per row, is used).
     pub jobs: usize,
     /// Where golden files are, to compare each snapshot with on the worker
     /// that made it.
@@ -149,12 +149,13 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], settings: RunSettings<'_>
         }
         ran
     };
-    let mut ran: Vec<(usize, Vec<PlannedResult>)> =
-        match rayon::ThreadPoolBuilder::new().num_threads(settings.jobs.max(1)).build() {
-            Ok(pool) => pool.broadcast(|_| work()).into_iter().flatten().collect(),
-            // A pool that cannot start still yields the same ordered results.
-            Err(_) => work(),
-        };
+    // More workers than rows would only start threads that find no work.
+    let workers = settings.jobs.clamp(1, rows.len().max(1));
+    let mut ran: Vec<(usize, Vec<PlannedResult>)> = match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
+        Ok(pool) => pool.broadcast(|_| work()).into_iter().flatten().collect(),
+        // A pool that cannot start still yields the same ordered results.
+        Err(_) => work(),
+    };
     ran.sort_unstable_by_key(|(index, _)| *index);
     ran.into_iter().flat_map(|(_, results)| results).collect()
 }
