@@ -164,6 +164,9 @@ fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, G
                 GoldenComparison::Missing { path } => {
                     GoldenState::Missing(format!("{}: no golden file", path.display()))
                 }
+                GoldenComparison::Unreadable { path, detail } => {
+                    GoldenState::Differs(format!("{}: cannot be read ({detail})", path.display()))
+                }
                 GoldenComparison::Differs { path, diff } => {
                     GoldenState::Differs(format!("{} differs:\n{diff}", path.display()))
                 }

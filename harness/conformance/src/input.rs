@@ -4,6 +4,7 @@
 pub mod baseline;
 pub mod case;
 pub mod error;
+pub mod file;
 pub mod loader;
 pub mod script;
 pub mod seat;

@@ -45,6 +45,9 @@ fn cell_trial(suite: Arc<Suite>, planned: PlannedCell) -> Trial {
                 "no golden file at {}; run with SHAREDOS_BLESS=1 to create it",
                 path.display()
             ))),
+            GoldenComparison::Unreadable { path, detail } => {
+                Err(Failed::from(format!("{}: the golden file cannot be read ({detail})", path.display())))
+            }
             GoldenComparison::Differs { path, diff } => {
                 Err(Failed::from(format!("the cell differs from {}:\n{diff}", path.display())))
             }

@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 use sharedos_conformance::grade::evidence::GradingEvidence;
+use sharedos_conformance::input::file::{self, Links};
 use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::Cell;
 use std::path::{Path, PathBuf};
@@ -118,25 +119,13 @@ fn write_all(staging: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// The most a bundle file may hold.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
-
-/// Reads a file of an untrusted bundle: a regular file (not a symlink, a
-/// FIFO or a device, which could point anywhere or never end) of at most
-/// [`MAX_FILE_BYTES`].
+/// Reads a file of an untrusted bundle: a regular file, never a link
+/// (see [`sharedos_conformance::input::file::read_regular`]).
 ///
 /// # Errors
-/// `NotFound` when absent, `InvalidInput` when not such a file, and any
-/// read error.
+/// As that function.
 pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
-    let metadata = std::fs::symlink_metadata(path)?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "larger than 1 GiB"));
-    }
-    std::fs::read(path)
+    file::read_regular(path, Links::Refuse)
 }
 
 /// Every file under `dir`, as bundle paths, sorted.

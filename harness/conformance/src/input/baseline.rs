@@ -15,7 +15,7 @@
 
 use crate::grade::judge::CellStatus;
 use crate::input::error::{LoadError, LoadErrorKind, Site};
-use crate::input::loader::Suite;
+use crate::input::loader::{read_text, Suite};
 use crate::output::golden::CellKey;
 use crate::run::column::columns;
 use serde::Deserialize;
@@ -108,8 +108,7 @@ impl Baseline {
 /// does not have (at its pointer).
 pub fn load_baseline(path: &Path, suite: &Suite) -> Result<Baseline, LoadError> {
     let error = |kind, expected: String| LoadError { kind, file: path.to_path_buf(), pointer: String::new(), expected };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| error(LoadErrorKind::Unreadable, format!("a readable UTF-8 file ({e})")))?;
+    let text = read_text(Path::new(""), path)?;
     let parsed: BaselineFile = toml::from_str(&text).map_err(|e| {
         let at = e.span().map(|span| line_of(&text, span.start)).map_or_else(String::new, |l| format!(" (line {l})"));
         error(LoadErrorKind::InvalidToml, format!("a baseline file{at}: {}", e.message()))

@@ -7,6 +7,7 @@
 
 use crate::input::case::Case;
 use crate::input::error::{LoadError, LoadErrorKind, Site};
+use crate::input::file::{read_regular, Links};
 use crate::input::script::AttackScript;
 use crate::input::seat::{Seat, SeatFile, SEATS_DIR};
 use rayon::prelude::*;
@@ -55,12 +56,7 @@ pub fn parse_seat(file: &Path, folder: &Path, text: &str) -> Result<Seat, LoadEr
 /// # Errors
 /// When it cannot be read, or does not parse or validate.
 pub fn load_seat(path: &Path) -> Result<Seat, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
-        kind: LoadErrorKind::Unreadable,
-        file: path.to_path_buf(),
-        pointer: String::new(),
-        expected: format!("a readable file ({e})"),
-    })?;
+    let text = read_text(Path::new(""), path)?;
     let folder = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
     parse_seat(path, &folder, &text)
@@ -415,8 +411,10 @@ fn list_documents(root: &Path, dir: &str) -> Result<Vec<PathBuf>, LoadError> {
                 expected: "a UTF-8 file name".to_string(),
             });
         };
-        let is_file = entry.file_type().map_err(unreadable)?.is_file();
-        if is_file && name.ends_with(".json") && !name.ends_with(".schema.json") {
+        // Every document is listed, whatever it is, so a link is followed
+        // and a FIFO or folder named like one is refused when read, never
+        // skipped in silence.
+        if name.ends_with(".json") && !name.ends_with(".schema.json") {
             names.push(name);
         }
     }
@@ -424,11 +422,17 @@ fn list_documents(root: &Path, dir: &str) -> Result<Vec<PathBuf>, LoadError> {
     Ok(names.into_iter().map(|n| PathBuf::from(dir).join(n)).collect())
 }
 
-fn read_text(root: &Path, file: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(root.join(file)).map_err(|e| LoadError {
+/// Reads a suite document (`file`, relative to `root`) as UTF-8 text.
+///
+/// # Errors
+/// `Unreadable` when it is absent, not a regular file, or not UTF-8.
+pub fn read_text(root: &Path, file: &Path) -> Result<String, LoadError> {
+    let unreadable = |detail: String| LoadError {
         kind: LoadErrorKind::Unreadable,
         file: file.to_path_buf(),
         pointer: String::new(),
-        expected: format!("a readable UTF-8 file ({e})"),
-    })
+        expected: format!("a readable UTF-8 regular file ({detail})"),
+    };
+    let bytes = read_regular(&root.join(file), Links::Follow).map_err(|e| unreadable(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| unreadable(e.to_string()))
 }

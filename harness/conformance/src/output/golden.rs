@@ -4,6 +4,7 @@
 //! A snapshot is pretty-printed JSON with object keys sorted and a final
 //! newline, so it is deterministic and its diffs read line by line.
 
+use crate::input::file::{read_regular, Links};
 use crate::output::atomic::{write_if_changed, WriteError};
 use serde::Serialize;
 use serde_json::Value;
@@ -48,6 +49,14 @@ pub enum GoldenComparison {
     Missing {
         /// Where it was expected.
         path: PathBuf,
+    },
+    /// The golden file is there but cannot be read (not a regular file,
+    /// unreadable): an input problem, not a changed cell.
+    Unreadable {
+        /// The golden file.
+        path: PathBuf,
+        /// Why.
+        detail: String,
     },
     /// The file differs; `diff` is a unified diff from golden to current.
     Differs {
@@ -103,8 +112,10 @@ impl Snapshot {
 pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> GoldenComparison {
     let path = golden_dir.join(key.relative_path());
     let current = snapshot.as_bytes();
-    let Ok(existing) = std::fs::read(&path) else {
-        return GoldenComparison::Missing { path };
+    let existing = match read_regular(&path, Links::Follow) {
+        Ok(existing) => existing,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return GoldenComparison::Missing { path },
+        Err(error) => return GoldenComparison::Unreadable { path, detail: error.to_string() },
     };
     if existing == current {
         return GoldenComparison::Same;
