@@ -10,12 +10,12 @@ use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
+use sharedos_conformance::output::golden::{bless, compare, strays, GoldenComparison, Stray};
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// Runs one subcommand and returns how it ended.
 pub fn dispatch(command: Command) -> Exit {
@@ -114,6 +114,9 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         let (stale, failed) = report_drift(&args.select.root, &report, mode);
         drift.extend(stale);
         unwritten.extend(failed);
+        let (stray, failed) = stray_drift(&golden_dir, &suite, &report, mode);
+        drift.extend(stray);
+        unwritten.extend(failed);
     }
     if let Some(path) = &args.junit {
         match junit(&report, &baseline) {
@@ -175,6 +178,42 @@ fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, G
         states.insert(run.key.trial_name(), state);
     }
     states
+}
+
+/// Stray files below the golden folder of a full run: reported by
+/// `check` (and orphans by `run`); temporary files left by an interrupted
+/// write removed by `run` and `bless`, orphans by `bless`. Golden files of
+/// a seat this run does not seat are another run's and left alone.
+fn stray_drift(golden_dir: &Path, suite: &Suite, report: &Report, mode: Mode) -> (Vec<String>, Vec<String>) {
+    let expected: BTreeSet<PathBuf> = report.cells.iter().map(|run| run.key.relative_path()).collect();
+    let seated: Vec<String> = suite.seats.iter().map(|s| s.column_id.replace(':', ".")).collect();
+    let foreign =
+        |name: &str| name.contains(".process.") && !seated.iter().any(|c| name.ends_with(&format!(".{c}.json")));
+    let (mut drift, mut unwritten) = (Vec::new(), Vec::new());
+    let found = match strays(golden_dir, &expected, foreign) {
+        Ok(found) => found,
+        Err(error) => return (drift, vec![format!("failed to list {}: {error}", golden_dir.display())]),
+    };
+    for stray in found {
+        let path = stray.path().display().to_string();
+        let remove = match stray {
+            Stray::Leftover(_) => mode != Mode::Check,
+            Stray::Orphan(_) => mode == Mode::Bless,
+        };
+        if remove {
+            if let Err(error) = std::fs::remove_file(stray.path()) {
+                unwritten.push(format!("failed to remove {path}: {error}"));
+            }
+            continue;
+        }
+        drift.push(match stray {
+            Stray::Orphan(_) => format!("{path}: no cell of the suite writes this golden file; `bless` removes it"),
+            Stray::Leftover(_) => {
+                format!("{path}: a temporary file an interrupted write left; `run` or `bless` removes it")
+            }
+        });
+    }
+    (drift, unwritten)
 }
 
 /// Writes the committed reports (run, bless) or compares them (check):

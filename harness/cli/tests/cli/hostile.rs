@@ -47,3 +47,50 @@ fn a_junit_file_that_cannot_be_written_is_an_io_error() {
     assert_eq!(output.status.code(), Some(74));
     assert!(String::from_utf8_lossy(&output.stderr).contains("a-file"));
 }
+
+/// Copies `from` into `to`, folders and files.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for folder in ["cases", "adversaries", "golden", "reports", "harness/seats"] {
+        copy_tree(&repo.join(folder), &dir.path().join(folder));
+    }
+    let run = |command: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
+            .args([command, "--jobs", "2"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    assert_eq!(run("check").0, 0);
+    let orphan = dir.path().join("golden/forged-grant/gone.adversary-embedded.json");
+    let leftover = dir.path().join("golden/forged-grant/.baseline.adversary-embedded.json.tmp-4242");
+    let foreign = dir.path().join("golden/forged-grant/baseline.process.someone-else.json");
+    for path in [&orphan, &leftover, &foreign] {
+        std::fs::write(path, "{}").unwrap();
+    }
+    let (code, said) = run("check");
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("gone.adversary-embedded.json: no cell of the suite writes this golden file"), "{said}");
+    assert!(said.contains(".tmp-4242: a temporary file an interrupted write left"), "{said}");
+    assert!(!said.contains("someone-else"), "another seat's golden file is not ours: {said}");
+    let (code, said) = run("bless");
+    assert_eq!(code, 0, "{said}");
+    assert!(!orphan.exists() && !leftover.exists() && foreign.exists());
+    assert_eq!(run("check").0, 0);
+}

@@ -130,6 +130,59 @@ pub fn compare(golden_dir: &Path, key: &CellKey, snapshot: &Snapshot) -> GoldenC
     GoldenComparison::Differs { path, diff }
 }
 
+/// A file below the golden folder that no cell of the run writes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stray {
+    /// A golden file of no cell the suite runs (a case, condition or column
+    /// that went away, or a cell now decided without running).
+    Orphan(PathBuf),
+    /// A temporary file an interrupted write left behind.
+    Leftover(PathBuf),
+}
+
+impl Stray {
+    /// Its path.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            Stray::Orphan(path) | Stray::Leftover(path) => path,
+        }
+    }
+}
+
+/// Every stray file below `golden_dir`: neither the golden file of a cell
+/// in `expected` (paths relative to the folder) nor a golden file of a
+/// column `foreign` says another run owns (a seat this run does not seat).
+///
+/// # Errors
+/// When the folder cannot be listed.
+pub fn strays(
+    golden_dir: &Path,
+    expected: &std::collections::BTreeSet<PathBuf>,
+    foreign: impl Fn(&str) -> bool,
+) -> std::io::Result<Vec<Stray>> {
+    let mut found = Vec::new();
+    let Ok(cases) = std::fs::read_dir(golden_dir) else { return Ok(found) };
+    for case in cases {
+        let case = case?;
+        if !case.file_type()?.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(case.path())? {
+            let file = file?;
+            let name = file.file_name().to_string_lossy().into_owned();
+            let relative = PathBuf::from(case.file_name()).join(&name);
+            if name.starts_with('.') && name.contains(".tmp-") {
+                found.push(Stray::Leftover(golden_dir.join(relative)));
+            } else if name.ends_with(".json") && !expected.contains(&relative) && !foreign(&name) {
+                found.push(Stray::Orphan(golden_dir.join(relative)));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// Writes a cell's snapshot as its golden file; returns whether it changed.
 ///
 /// # Errors
