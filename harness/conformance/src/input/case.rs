@@ -17,6 +17,17 @@ use std::collections::BTreeMap;
 /// Most conditions one case declares.
 pub const MAX_CONDITIONS: usize = 16;
 
+/// The ids of the built-in columns, in manifest order: the columns a
+/// condition's `notApplicableIn` may name.
+pub const BUILT_IN_COLUMN_IDS: [&str; 6] = [
+    "adversary-embedded",
+    "model-scripted",
+    "codex-scripted",
+    "claude-code-scripted",
+    "deepseek-scripted",
+    "pi-scripted",
+];
+
 /// The rule family a case belongs to; decides how it is grouped and reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,7 +161,10 @@ impl Condition {
         let columns = site.child("notApplicableIn");
         for (column, reason) in &self.not_applicable_in {
             let at = columns.child(column);
-            at.id(column)?;
+            if !BUILT_IN_COLUMN_IDS.contains(&column.as_str()) {
+                let known = BUILT_IN_COLUMN_IDS.join(", ");
+                return Err(at.unknown_value(format!("the id of a built-in column (one of {known}), not `{column}`")));
+            }
             at.text(reason, MAX_TEXT)?;
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! runtime structurally cannot do (`10-conformance.md` §4.1–§4.3).
 
 use crate::grade::judge::attempt::GradingLimits;
-use crate::input::case::Condition;
+use crate::input::case::{Condition, BUILT_IN_COLUMN_IDS};
 use crate::input::script::{AttackScript, MoveKind, TerminalKind};
 use crate::input::seat::{Seat, SeatKind};
 use sharedos_drivers::vendor::Vendor;
@@ -40,16 +40,16 @@ pub struct ColumnSpec {
 }
 
 /// The scripted adversary column's id.
-pub const ADVERSARY_ID: &str = "adversary-embedded";
+pub const ADVERSARY_ID: &str = BUILT_IN_COLUMN_IDS[0];
 
 /// The columns built into the harness, in manifest order.
 const BUILT_IN: [(&str, &str, ColumnKind); 6] = [
     (ADVERSARY_ID, "Adversary", ColumnKind::Adversary),
-    ("model-scripted", "Standard", ColumnKind::ModelScripted),
-    ("codex-scripted", "Codex", ColumnKind::VendorScripted(Vendor::Codex)),
-    ("claude-code-scripted", "Claude Code", ColumnKind::VendorScripted(Vendor::ClaudeCode)),
-    ("deepseek-scripted", "DeepSeek", ColumnKind::VendorScripted(Vendor::DeepSeek)),
-    ("pi-scripted", "Pi", ColumnKind::VendorScripted(Vendor::Pi)),
+    (BUILT_IN_COLUMN_IDS[1], "Standard", ColumnKind::ModelScripted),
+    (BUILT_IN_COLUMN_IDS[2], "Codex", ColumnKind::VendorScripted(Vendor::Codex)),
+    (BUILT_IN_COLUMN_IDS[3], "Claude Code", ColumnKind::VendorScripted(Vendor::ClaudeCode)),
+    (BUILT_IN_COLUMN_IDS[4], "DeepSeek", ColumnKind::VendorScripted(Vendor::DeepSeek)),
+    (BUILT_IN_COLUMN_IDS[5], "Pi", ColumnKind::VendorScripted(Vendor::Pi)),
 ];
 
 /// Every column of a run, in manifest order: the built-in ones, then one

@@ -593,3 +593,18 @@ fn r39_an_expectation_needs_a_listed_status_and_for_a_refusal_a_listed_code() {
     let open: Expectation = serde_json::from_value(json!({"statuses": ["denied"]})).unwrap();
     assert!(open.accepts(ToolStatus::Denied, None));
 }
+
+#[test]
+fn not_applicable_in_names_only_built_in_columns() {
+    let fixture = Fixture::new("not-applicable-in");
+    fixture.write("adversaries/kernel.sample.json", &sample_script());
+    let reason = json!({"model-scripted": "the loop cannot make this call"});
+    fixture.write("cases/sample.json", &case_with("/conditions/0/notApplicableIn", reason));
+    assert!(fixture.load().is_ok());
+    let typo = json!({"model-scriptd": "the loop cannot make this call"});
+    fixture.write("cases/sample.json", &case_with("/conditions/0/notApplicableIn", typo));
+    let error = fixture.refusal();
+    assert_eq!(error.kind, LoadErrorKind::UnknownValue, "{error}");
+    assert_refused(&error, "cases/sample.json", "/conditions/0/notApplicableIn/model-scriptd");
+    assert!(error.expected().contains("model-scripted"), "{error}");
+}
