@@ -79,7 +79,8 @@ fn parse_document<T: DeserializeOwned>(file: &Path, text: &str, format: Format) 
         return Ok(value);
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| name_serde_failure(file, e, format))?;
+    let value =
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|e| name_serde_failure(file, text, e, format))?;
     deserializer.end().map_err(|e| LoadError {
         kind: LoadErrorKind::InvalidJson,
         file: file.to_path_buf(),
@@ -92,7 +93,12 @@ fn parse_document<T: DeserializeOwned>(file: &Path, text: &str, format: Format) 
 /// Names a serde failure by its category and message. serde's data messages
 /// are stable in shape (`unknown field`, `invalid type`, ...), and the path
 /// comes from `serde_path_to_error`, so no message needs re-parsing for where.
-fn name_serde_failure(file: &Path, error: serde_path_to_error::Error<serde_json::Error>, format: Format) -> LoadError {
+fn name_serde_failure(
+    file: &Path,
+    text: &str,
+    error: serde_path_to_error::Error<serde_json::Error>,
+    format: Format,
+) -> LoadError {
     let segments = path_segments(error.path());
     let pointer = segments.iter().fold(String::new(), |p, s| validate::child(&p, s));
     let inner = error.into_inner();
@@ -104,9 +110,19 @@ fn name_serde_failure(file: &Path, error: serde_path_to_error::Error<serde_json:
         Category::Io => {
             LoadError { kind: LoadErrorKind::Unreadable, file, pointer, expected: format!("readable text ({message})") }
         }
-        Category::Syntax | Category::Eof => {
-            LoadError { kind: LoadErrorKind::InvalidJson, file, pointer, expected: format!("valid JSON ({full})") }
-        }
+        Category::Syntax | Category::Eof => match serde_json::from_str::<serde_json::Value>(text) {
+            // Valid JSON that serde stopped in: a closed vocabulary (an
+            // enum) given a value of another JSON type, which serde_json
+            // reports as a syntax error.
+            Ok(document) => {
+                let found = document.pointer(&pointer).map_or("nothing", json_type);
+                let expected = format!("a string from the field's vocabulary (found {found})");
+                LoadError { kind: LoadErrorKind::WrongType, file, pointer, expected }
+            }
+            Err(_) => {
+                LoadError { kind: LoadErrorKind::InvalidJson, file, pointer, expected: format!("valid JSON ({full})") }
+            }
+        },
         Category::Data => name_data_failure(file, pointer, &segments, &message, format),
     }
 }
@@ -187,6 +203,18 @@ fn name_data_failure(file: PathBuf, pointer: String, segments: &[String], messag
         };
     }
     LoadError { kind: LoadErrorKind::WrongType, file, pointer, expected: message.to_string() }
+}
+
+/// A JSON value's type, as a reader names it.
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 /// serde's names for Rust types, in JSON terms.
@@ -434,5 +462,13 @@ pub fn read_text(root: &Path, file: &Path) -> Result<String, LoadError> {
         expected: format!("a readable UTF-8 regular file ({detail})"),
     };
     let bytes = read_regular(&root.join(file), Links::Follow).map_err(|e| unreadable(e.to_string()))?;
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        return Err(LoadError {
+            kind: LoadErrorKind::InvalidJson,
+            file: file.to_path_buf(),
+            pointer: String::new(),
+            expected: "UTF-8 without a byte-order mark (the file starts with one; JSON forbids it)".to_string(),
+        });
+    }
     String::from_utf8(bytes).map_err(|e| unreadable(e.to_string()))
 }

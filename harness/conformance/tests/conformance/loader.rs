@@ -608,3 +608,24 @@ fn not_applicable_in_names_only_built_in_columns() {
     assert_refused(&error, "cases/sample.json", "/conditions/0/notApplicableIn/model-scriptd");
     assert!(error.expected().contains("model-scripted"), "{error}");
 }
+
+#[test]
+fn a_vocabulary_field_of_another_json_type_is_a_type_error_not_invalid_json() {
+    let fixture = Fixture::new("vocabulary-type");
+    fixture.write("adversaries/kernel.sample.json", &script_with("/attempts/0/role", json!(5)));
+    fixture.write("cases/sample.json", &sample_case());
+    let error = fixture.refusal();
+    assert_eq!(error.kind, LoadErrorKind::WrongType, "{error}");
+    assert_refused(&error, "adversaries/kernel.sample.json", "/attempts/0/role");
+    assert!(error.expected().contains("found a number"), "{error}");
+}
+
+#[test]
+fn a_byte_order_mark_is_named() {
+    let fixture = Fixture::new("bom");
+    fixture.write("adversaries/kernel.sample.json", &sample_script());
+    fixture.write_text("cases/sample.json", &format!("\u{feff}{}", sample_case()));
+    let error = fixture.refusal();
+    assert_eq!(error.kind, LoadErrorKind::InvalidJson, "{error}");
+    assert!(error.expected().contains("byte-order mark"), "{error}");
+}
