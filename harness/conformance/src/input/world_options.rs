@@ -62,12 +62,23 @@ pub(crate) fn check(options: &WorldOptions, site: &Site<'_>) -> Result<(), LoadE
         messaging::check(messaging, &site.child("messaging"))?;
     }
     if let Some(now) = &options.now {
-        if Instant::parse(now).is_none() {
-            return Err(site.child("now").out_of_bounds("an RFC 3339 timestamp with an offset"));
+        let in_range = Instant::parse(now).is_some_and(|at| (EARLIEST_NOW..=LATEST_NOW).contains(&at.0));
+        if !in_range {
+            return Err(site.child("now").out_of_bounds(
+                "an RFC 3339 timestamp with an offset, from 1970-01-01T00:00:00Z to 9000-01-01T00:00:00Z \
+                 (so every instant a turn derives from it, grant lifetimes and deadlines included, stays \
+                 writable as RFC 3339)",
+            ));
         }
     }
     Ok(())
 }
+
+/// The earliest `now` a world may state: 1970-01-01T00:00:00Z, in ms.
+const EARLIEST_NOW: i64 = 0;
+/// The latest: 9000-01-01T00:00:00Z, in ms, a millennium before RFC 3339's
+/// four-digit years end.
+const LATEST_NOW: i64 = 221_845_392_000_000;
 
 /// Checks the deadline, host-signal, audit-write, ledger and request
 /// options, including the pairs that cannot be armed together.

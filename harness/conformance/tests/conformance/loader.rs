@@ -629,3 +629,22 @@ fn a_byte_order_mark_is_named() {
     assert_eq!(error.kind, LoadErrorKind::InvalidJson, "{error}");
     assert!(error.expected().contains("byte-order mark"), "{error}");
 }
+
+#[test]
+fn a_world_now_whose_instants_could_leave_rfc_3339_is_refused_at_load() {
+    let fixture = Fixture::new("now-range");
+    fixture.write("adversaries/kernel.sample.json", &sample_script());
+    let cases =
+        [("2026-05-01T12:00:00.000Z", true), ("0000-01-01T00:00:00.000Z", false), ("9999-12-31T23:59:59.999Z", false)];
+    for (now, accepted) in cases {
+        fixture.write("cases/sample.json", &case_with("/conditions/0/world/now", json!(now)));
+        match fixture.load() {
+            Ok(_) => assert!(accepted, "{now} was accepted"),
+            Err(error) => {
+                assert!(!accepted, "{now}: {error}");
+                assert_refused(&error, "cases/sample.json", "/conditions/0/world/now");
+                assert_eq!(error.kind, LoadErrorKind::OutOfBounds);
+            }
+        }
+    }
+}
