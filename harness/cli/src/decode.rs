@@ -8,9 +8,10 @@
 use crate::args::{DecodeArgs, VendorArg};
 use crate::exit::Exit;
 use serde_json::{json, Map, Value};
-use sharedos_drivers::live::{read_stream, CallOrigin, IgnoredKind, StreamReading};
+use sharedos_drivers::child_process::ProcessLimits;
+use sharedos_drivers::live::{read_stream_from, CallOrigin, IgnoredKind, LiveStreamReader, StreamReading};
 use sharedos_drivers::vendor::Vendor;
-use std::io::{Read, Write};
+use std::io::Write;
 
 fn vendor(arg: VendorArg) -> Vendor {
     match arg {
@@ -21,20 +22,19 @@ fn vendor(arg: VendorArg) -> Vendor {
     }
 }
 
-/// Runs `decode`. An unreadable input is invalid input (exit 3); any bytes
-/// that can be read decode, invalid UTF-8 being replaced before lines are
-/// classified.
+/// Runs `decode`. An unreadable input (or one that is not a regular file
+/// or standard input) is invalid input (exit 3); any bytes that can be
+/// read decode, invalid UTF-8 being replaced, a line over the live
+/// transport's cap (4 MiB) counted `oversized` and skipped unread.
 pub fn decode(args: &DecodeArgs) -> Exit {
-    let bytes = match read_input(args) {
-        Ok(bytes) => bytes,
+    let mut reader = vendor(args.vendor).live_reader();
+    let reading = match read_input(args, reader.as_mut()) {
+        Ok(reading) => reading,
         Err(error) => {
             eprintln!("error: failed to read {}: {error}", args.input.display());
             return Exit::InvalidInput;
         }
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let mut reader = vendor(args.vendor).live_reader();
-    let reading = read_stream(reader.as_mut(), &text);
     let mut out = std::io::stdout().lock();
     match write_lines(&mut out, &reading) {
         Ok(()) => Exit::Success,
@@ -47,13 +47,18 @@ pub fn decode(args: &DecodeArgs) -> Exit {
     }
 }
 
-fn read_input(args: &DecodeArgs) -> std::io::Result<Vec<u8>> {
+/// Streams the input through `reader` with the live transport's line cap,
+/// so no input is held whole however long its lines.
+fn read_input(args: &DecodeArgs, reader: &mut dyn LiveStreamReader) -> std::io::Result<StreamReading> {
+    let cap = ProcessLimits::default().max_line_bytes;
     if args.input.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut bytes)?;
-        Ok(bytes)
+        read_stream_from(reader, std::io::stdin().lock(), cap)
     } else {
-        std::fs::read(&args.input)
+        // Opening a FIFO would wait for a writer: look before opening.
+        if !std::fs::metadata(&args.input)?.is_file() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+        }
+        read_stream_from(reader, std::fs::File::open(&args.input)?, cap)
     }
 }
 

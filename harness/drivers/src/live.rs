@@ -42,11 +42,13 @@ pub enum IgnoredKind {
     OtherSession,
     /// Arrived after the turn's terminal line.
     AfterTerminal,
+    /// Longer than the line cap: skipped without being held.
+    Oversized,
 }
 
 impl IgnoredKind {
     /// Every kind, in declaration order.
-    pub const ALL: [IgnoredKind; 8] = [
+    pub const ALL: [IgnoredKind; 9] = [
         IgnoredKind::Blank,
         IgnoredKind::NotJson,
         IgnoredKind::NotObject,
@@ -55,6 +57,7 @@ impl IgnoredKind {
         IgnoredKind::Malformed,
         IgnoredKind::OtherSession,
         IgnoredKind::AfterTerminal,
+        IgnoredKind::Oversized,
     ];
 }
 
@@ -129,18 +132,79 @@ pub struct StreamReading {
 /// (a truncated one is then counted `not_json`).
 #[must_use]
 pub fn read_stream(reader: &mut dyn LiveStreamReader, text: &str) -> StreamReading {
-    let mut steps = Vec::new();
-    let mut ignored = BTreeMap::new();
+    let mut reading = Reading::default();
     let body = text.strip_suffix('\n').unwrap_or(text);
     if !body.is_empty() || text.ends_with('\n') {
-        for (index, raw) in body.split('\n').enumerate() {
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
-            let reading = reader.read_line(index + 1, line);
-            steps.extend(reading.steps);
-            if let Some(kind) = reading.ignored {
-                *ignored.entry(kind).or_insert(0) += 1;
-            }
+        for raw in body.split('\n') {
+            reading.line(reader, Some(raw));
         }
     }
-    StreamReading { steps, outcome: reader.outcome(), ignored }
+    reading.finish(reader)
+}
+
+/// [`read_stream`] over bytes as they come, holding at most one line of at
+/// most `max_line_bytes` (a longer one is counted `oversized` and skipped
+/// unread), invalid UTF-8 replaced.
+///
+/// # Errors
+/// When `input` cannot be read.
+pub fn read_stream_from(
+    reader: &mut dyn LiveStreamReader,
+    mut input: impl std::io::Read,
+    max_line_bytes: usize,
+) -> std::io::Result<StreamReading> {
+    use crate::child_process::lines::{LineSplitter, RawLine};
+    let mut reading = Reading::default();
+    let mut splitter = LineSplitter::new(max_line_bytes);
+    let mut chunk = vec![0; 64 * 1024];
+    let mut lines = Vec::new();
+    let feed = |reading: &mut Reading, reader: &mut dyn LiveStreamReader, line: RawLine| match line {
+        RawLine::Bytes(bytes) => reading.line(reader, Some(&String::from_utf8_lossy(&bytes))),
+        RawLine::Oversized => reading.line(reader, None),
+    };
+    loop {
+        let read = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        splitter.push(&chunk[..read], &mut lines);
+        for line in lines.drain(..) {
+            feed(&mut reading, reader, line);
+        }
+    }
+    if let Some(last) = splitter.finish() {
+        feed(&mut reading, reader, last);
+    }
+    Ok(reading.finish(reader))
+}
+
+/// What a stream has given so far.
+#[derive(Default)]
+struct Reading {
+    lines: usize,
+    steps: Vec<LiveStep>,
+    ignored: BTreeMap<IgnoredKind, usize>,
+}
+
+impl Reading {
+    /// Reads the next line; `None` for one that passed the cap.
+    fn line(&mut self, reader: &mut dyn LiveStreamReader, raw: Option<&str>) {
+        self.lines += 1;
+        let Some(raw) = raw else {
+            *self.ignored.entry(IgnoredKind::Oversized).or_insert(0) += 1;
+            return;
+        };
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let reading = reader.read_line(self.lines, line);
+        self.steps.extend(reading.steps);
+        if let Some(kind) = reading.ignored {
+            *self.ignored.entry(kind).or_insert(0) += 1;
+        }
+    }
+
+    fn finish(self, reader: &mut dyn LiveStreamReader) -> StreamReading {
+        StreamReading { steps: self.steps, outcome: reader.outcome(), ignored: self.ignored }
+    }
 }

@@ -62,3 +62,30 @@ fn an_unreadable_input_is_invalid_input() {
     assert_eq!(output.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/stream.jsonl"));
 }
+
+#[test]
+fn a_line_over_the_frame_cap_is_counted_and_skipped_and_the_rest_decodes() {
+    let mut stream = "x".repeat(5 * 1024 * 1024);
+    stream.push('\n');
+    stream.push_str("{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n");
+    let (code, lines) = decode("codex", stream.as_bytes());
+    assert_eq!(code, 0);
+    let outcome = lines.iter().find(|l| l["kind"] == "outcome").unwrap();
+    assert_eq!(outcome["outcome"]["line"], 2);
+    let counts = &lines.last().unwrap()["counts"];
+    assert_eq!((counts["oversized"].as_u64(), counts["not_json"].as_u64()), (Some(1), Some(0)));
+}
+
+#[test]
+fn a_fifo_is_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("stream");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
+        .args(["decode", "--vendor", "codex"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a regular file"));
+}

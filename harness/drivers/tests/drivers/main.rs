@@ -9,6 +9,7 @@ mod codec_contract;
 mod codec_deepseek;
 mod codec_pi;
 mod eval_driver;
+mod live_stream;
 mod loop_decisions;
 mod loop_draining;
 mod loop_lifecycle;
