@@ -8,6 +8,7 @@ use crate::stream::GoldenState;
 use serde_json::json;
 use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_conformance::input::error::LoadError;
+use sharedos_conformance::input::file::{read_regular, Links};
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
 use sharedos_conformance::output::golden::{bless, compare, strays, GoldenComparison, Stray};
@@ -224,7 +225,7 @@ fn report_drift(root: &Path, report: &Report, mode: Mode) -> (Vec<String>, Vec<S
     for (relative, text) in files {
         let path = root.join(relative);
         if mode == Mode::Check {
-            if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+            if read_regular(&path, Links::Follow).ok().as_deref() != Some(text.as_bytes()) {
                 drift.push(format!("{relative} is stale; run `sharedos-conformance run` to regenerate it"));
             }
         } else if let Err(error) = write_if_changed(&path, text.as_bytes()) {

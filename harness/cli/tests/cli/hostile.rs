@@ -94,3 +94,30 @@ fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
     assert!(!orphan.exists() && !leftover.exists() && foreign.exists());
     assert_eq!(run("check").0, 0);
 }
+
+#[test]
+fn a_fifo_in_place_of_a_report_is_stale_for_check_and_replaced_by_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for folder in ["cases", "adversaries", "golden", "harness/seats"] {
+        copy_tree(&repo.join(folder), &dir.path().join(folder));
+    }
+    std::fs::create_dir_all(dir.path().join("reports")).unwrap();
+    std::fs::copy(repo.join("reports/conformance.md"), dir.path().join("reports/conformance.md")).unwrap();
+    let report = dir.path().join("reports/conformance.json");
+    assert!(Command::new("mkfifo").arg(&report).status().unwrap().success());
+    let run = |command: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
+            .args([command, "--jobs", "2"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let (code, said) = run("check");
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("reports/conformance.json is stale"), "{said}");
+    assert_eq!(run("run").0, 0);
+    assert!(std::fs::symlink_metadata(&report).unwrap().is_file());
+    assert_eq!(std::fs::read(&report).unwrap(), std::fs::read(repo.join("reports/conformance.json")).unwrap());
+}

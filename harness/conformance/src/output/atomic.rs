@@ -1,6 +1,7 @@
 //! Writing report and golden files so that an interrupted run never leaves a
 //! half-written file behind: write a sibling temporary file, then rename.
 
+use crate::input::file::{read_regular, Links};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 /// # Errors
 /// As [`write_atomically`].
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, WriteError> {
-    if fs::read(path).is_ok_and(|existing| existing == bytes) {
+    // Only a regular file is read back: a FIFO in its place would never
+    // answer, and the rename replaces whatever is there.
+    if read_regular(path, Links::Follow).is_ok_and(|existing| existing == bytes) {
         return Ok(false);
     }
     write_atomically(path, bytes)?;
