@@ -12,5 +12,6 @@ pub mod call;
 pub mod events;
 pub mod harness_request;
 pub mod json;
+pub mod mutate;
 pub mod result;
 pub mod world;

@@ -107,10 +107,17 @@ impl Baseline {
 /// When it cannot be read, is not a baseline, or names a cell the suite
 /// does not have (at its pointer).
 pub fn load_baseline(path: &Path, suite: &Suite) -> Result<Baseline, LoadError> {
+    parse_baseline(path, &read_text(Path::new(""), path)?, suite)
+}
+
+/// Parses and checks a baseline's text (from `path`) against `suite`.
+///
+/// # Errors
+/// As [`load_baseline`], but for reading.
+pub fn parse_baseline(path: &Path, text: &str, suite: &Suite) -> Result<Baseline, LoadError> {
     let error = |kind, expected: String| LoadError { kind, file: path.to_path_buf(), pointer: String::new(), expected };
-    let text = read_text(Path::new(""), path)?;
-    let parsed: BaselineFile = toml::from_str(&text).map_err(|e| {
-        let at = e.span().map(|span| line_of(&text, span.start)).map_or_else(String::new, |l| format!(" (line {l})"));
+    let parsed: BaselineFile = toml::from_str(text).map_err(|e| {
+        let at = e.span().map(|span| line_of(text, span.start)).map_or_else(String::new, |l| format!(" (line {l})"));
         error(LoadErrorKind::InvalidToml, format!("a baseline file{at}: {}", e.message()))
     })?;
     let root = Site::root(path);

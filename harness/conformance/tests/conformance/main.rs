@@ -8,6 +8,7 @@ mod families_drain;
 mod families_loader;
 mod families_report;
 mod families_retryable;
+mod fuzz_readers;
 mod hostile_files;
 mod judge;
 mod judge_turn;

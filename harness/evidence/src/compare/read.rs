@@ -169,17 +169,30 @@ pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
     } else {
         (path.to_path_buf(), None)
     };
-    let error = |pointer: String, expected: String| ReadError { file: file.clone(), pointer, expected };
-    let bytes =
-        read_regular(&file).map_err(|e| error(String::new(), format!("a readable manifest, a regular file ({e})")))?;
-    let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+    let bytes = read_regular(&file).map_err(|e| ReadError {
+        file: file.clone(),
+        pointer: String::new(),
+        expected: format!("a readable manifest, a regular file ({e})"),
+    })?;
+    let mut read = parse_manifest(&file, &bytes)?;
+    read.path = path.to_path_buf();
+    read.harness_version = harness_version;
+    Ok(read)
+}
+
+/// Reads a manifest's bytes (from `file`).
+///
+/// # Errors
+/// When they are not a manifest of a known shape.
+pub fn parse_manifest(file: &Path, bytes: &[u8]) -> Result<ReadManifest, ReadError> {
+    let error = |pointer: String, expected: String| ReadError { file: file.to_path_buf(), pointer, expected };
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let raw: RawManifest = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let pointer = pointer_of(e.path());
         error(pointer, format!("a conformance manifest of this harness or of SharedOS ({})", e.inner()))
     })?;
     let mut read = check(raw).map_err(|(pointer, expected)| error(pointer, expected))?;
-    read.path = path.to_path_buf();
-    read.harness_version = harness_version;
+    read.path = file.to_path_buf();
     Ok(read)
 }
 

@@ -4,6 +4,7 @@
 mod archive;
 mod certify;
 mod diff;
+mod fuzz_readers;
 mod schemas;
 mod signature;
 mod support;
