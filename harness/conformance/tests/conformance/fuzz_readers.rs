@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Keys and values the readers branch on.
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "id", "family", "adversary", "conditions", "world", "expectTurn", "notApplicableIn", "status", "retryable",
     "attempts", "role", "tool", "toolArguments", "expect", "statuses", "reasonCodes", "kind", "terminal", "turn",

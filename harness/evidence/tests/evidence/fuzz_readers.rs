@@ -13,6 +13,7 @@ use sharedos_testkit::mutate::{damage, damaged};
 use std::path::Path;
 use std::sync::OnceLock;
 
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "version", "judgeVersion", "rulesVersion", "hashScheme", "caseSetHash", "worldSetHash", "columns", "rows",
     "cells", "columnId", "status", "pass", "fail", "not_exercised", "refusedBy", "reasonCodes", "causes", "id",

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use sharedos_process::violation::parse_line;
 use sharedos_testkit::mutate::{damage, damaged};
 
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "type", "turn", "id", "seen", "untilMs", "call", "tool", "arguments", "traceId", "requestedAt", "options", "step",
     "event", "kind", "data", "key", "value", "outcome", "error", "message", "receipts", "protocol", "manifest",
