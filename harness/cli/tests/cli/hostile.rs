@@ -62,21 +62,26 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
+/// A scratch copy of the repository's `folders`.
+fn repository_copy(folders: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for folder in ["cases", "adversaries", "golden", "reports", "harness/seats"] {
+    for folder in folders {
         copy_tree(&repo.join(folder), &dir.path().join(folder));
     }
-    let run = |command: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
-            .args([command, "--jobs", "2"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
-    };
+    dir
+}
+
+/// Runs `command` on the copy at `root`: its exit code and stdout.
+fn run_in(root: &Path, command: &str) -> (i32, String) {
+    let output = binary().args([command, "--jobs", "2"]).current_dir(root).output().unwrap();
+    (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
+    let dir = repository_copy(&["cases", "adversaries", "golden", "reports", "harness/seats"]);
+    let run = |command: &str| run_in(dir.path(), command);
     assert_eq!(run("check").0, 0);
     let orphan = dir.path().join("golden/forged-grant/gone.adversary-embedded.json");
     let leftover = dir.path().join("golden/forged-grant/.baseline.adversary-embedded.json.tmp-4242");
@@ -97,23 +102,13 @@ fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
 
 #[test]
 fn a_fifo_in_place_of_a_report_is_stale_for_check_and_replaced_by_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = repository_copy(&["cases", "adversaries", "golden", "harness/seats"]);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for folder in ["cases", "adversaries", "golden", "harness/seats"] {
-        copy_tree(&repo.join(folder), &dir.path().join(folder));
-    }
     std::fs::create_dir_all(dir.path().join("reports")).unwrap();
     std::fs::copy(repo.join("reports/conformance.md"), dir.path().join("reports/conformance.md")).unwrap();
     let report = dir.path().join("reports/conformance.json");
     assert!(Command::new("mkfifo").arg(&report).status().unwrap().success());
-    let run = |command: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
-            .args([command, "--jobs", "2"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
-    };
+    let run = |command: &str| run_in(dir.path(), command);
     let (code, said) = run("check");
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("reports/conformance.json is stale"), "{said}");
