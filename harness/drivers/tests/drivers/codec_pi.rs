@@ -423,3 +423,57 @@ proptest! {
         codec_contract::completion_round_trips(&CODEC, &output)?;
     }
 }
+
+// ---- observed calls, once each ----------------------------------------------
+
+fn call_lines(reading: &Value) -> Vec<(u64, String, Value)> {
+    reading["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["step"]["type"] == "tool_call")
+        .map(|s| {
+            (
+                s["line"].as_u64().unwrap(),
+                s["step"]["callId"].as_str().unwrap().to_string(),
+                s["step"]["arguments"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn execution(kind: &str, id: &str, args: Option<Value>) -> Value {
+    let mut frame = json!({"type": kind, "toolCallId": id, "toolName": "files.read"});
+    if let Some(args) = args {
+        frame["args"] = args;
+    }
+    frame
+}
+
+#[test]
+fn an_observed_call_is_reported_once_from_whichever_line_shows_it_first() {
+    let path = json!({"path": ["Work"]});
+    let call = json!([{"type": "toolCall", "id": "c1", "name": "files.read", "arguments": path}]);
+    // The assistant message first: the executions add nothing.
+    let reading = lines(&[
+        assistant(call.clone(), "toolUse"),
+        execution("tool_execution_start", "c1", Some(path.clone())),
+        execution("tool_execution_end", "c1", None),
+    ]);
+    assert_eq!(call_lines(&reading), [(1, "c1".to_string(), path.clone())]);
+    // The execution first: the message adds nothing.
+    let reading = lines(&[execution("tool_execution_start", "c1", Some(path.clone())), assistant(call, "toolUse")]);
+    assert_eq!(call_lines(&reading), [(1, "c1".to_string(), path.clone())]);
+    assert_eq!(reading["ignored"]["irrelevant"], 1);
+}
+
+#[test]
+fn an_observed_call_is_reported_when_the_stream_shows_only_its_start_or_only_its_end() {
+    let path = json!({"path": ["Work"]});
+    let started = lines(&[execution("tool_execution_start", "c1", Some(path.clone()))]);
+    assert_eq!(call_lines(&started), [(1, "c1".to_string(), path)]);
+    let ended = lines(&[execution("tool_execution_end", "c2", None)]);
+    assert_eq!(call_lines(&ended), [(1, "c2".to_string(), json!({}))]);
+    let nameless = lines(&[json!({"type": "tool_execution_start", "toolCallId": "c3"})]);
+    assert_eq!((call_lines(&nameless).len(), &nameless["ignored"]["malformed"]), (0, &json!(1)));
+}

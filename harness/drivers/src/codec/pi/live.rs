@@ -4,7 +4,8 @@ use super::event::{joined_text, pi_meaning, PiMeaning};
 use crate::frame::{HarnessFrame, HarnessStep};
 use crate::live::{CallOrigin, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader};
 use crate::wire::parse_line;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
 
 /// Reads Pi's stdout for one prompted run.
 ///
@@ -39,16 +40,21 @@ use serde_json::{json, Value};
 ///
 /// # Steps
 ///
-/// Calls are read from the `toolCall` blocks of assistant `message_end`
-/// lines: Pi runs them itself, so each is a `tool_call` step with origin
-/// [`CallOrigin::RanByCli`]. `tool_execution_*` lines announce the same
-/// calls and are [`IgnoredKind::Irrelevant`], so no call is reported twice;
-/// so are `message_update` deltas. Assistant text is a `message` step; the
+/// Pi runs its calls itself, so each is a `tool_call` step with origin
+/// [`CallOrigin::RanByCli`], reported once per call id from whichever line
+/// shows it first: the `toolCall` block of an assistant `message_end`, or
+/// a `tool_execution_start` or `tool_execution_end` (so a stream cut after
+/// the execution started, or one that lost the assistant message, still
+/// shows the call; from an end alone the arguments are not known and are
+/// `{}`). Later lines of a reported call, `tool_execution_update` and
+/// `message_update` deltas are [`IgnoredKind::Irrelevant`]. Assistant text is a `message` step; the
 /// ending is a `failed` step, or a `complete` step whose output is the
 /// outcome's (on builds without `willRetry`, a retried attempt's provisional
 /// ending still shows its step).
 #[derive(Debug, Clone, Default)]
 pub struct PiLiveReader {
+    /// Call ids already reported.
+    reported_calls: BTreeSet<String>,
     assistant_seen: bool,
     assistant_failure: Option<HarnessStep>,
     final_text: Option<String>,
@@ -65,6 +71,10 @@ struct Ending {
 
 impl PiLiveReader {
     fn read_frame(&mut self, line: usize, frame: &HarnessFrame) -> LineReading {
+        if let Some(kind @ ("tool_execution_start" | "tool_execution_end")) = frame.get("type").and_then(Value::as_str)
+        {
+            return self.read_execution(line, frame, kind == "tool_execution_start");
+        }
         match pi_meaning(frame) {
             PiMeaning::Assistant { steps, failure } => {
                 self.assistant_seen = true;
@@ -72,7 +82,19 @@ impl PiLiveReader {
                 if let Some(text) = joined_text(&steps) {
                     self.final_text = Some(text);
                 }
-                let steps = steps.into_iter().map(|step| observed(line, step)).collect();
+                let shown = steps.len();
+                let steps: Vec<LiveStep> = steps
+                    .into_iter()
+                    .filter(|step| match step {
+                        HarnessStep::ToolCall { call_id, .. } => self.reported_calls.insert(call_id.clone()),
+                        _ => true,
+                    })
+                    .map(|step| observed(line, step))
+                    .collect();
+                // A message whose every call an execution line reported first.
+                if steps.is_empty() && shown > 0 {
+                    return ignored(IgnoredKind::Irrelevant);
+                }
                 LineReading { steps, ignored: None }
             }
             PiMeaning::Failure(step) => self.end(line, step, false),
@@ -85,6 +107,24 @@ impl PiLiveReader {
             PiMeaning::Malformed => ignored(IgnoredKind::Malformed),
             PiMeaning::Unknown => ignored(IgnoredKind::Unknown),
         }
+    }
+
+    /// A `tool_execution_start` or `_end`: the call, unless a line already
+    /// reported it.
+    fn read_execution(&mut self, line: usize, frame: &HarnessFrame, started: bool) -> LineReading {
+        let id = frame.get("toolCallId").and_then(Value::as_str).filter(|id| !id.is_empty());
+        let tool = frame.get("toolName").and_then(Value::as_str).filter(|tool| !tool.is_empty());
+        let (Some(id), Some(tool)) = (id, tool) else { return ignored(IgnoredKind::Malformed) };
+        let arguments = match frame.get("args") {
+            Some(Value::Object(arguments)) => arguments.clone(),
+            None if !started => Map::new(),
+            _ => return ignored(IgnoredKind::Malformed),
+        };
+        if !self.reported_calls.insert(id.to_string()) {
+            return ignored(IgnoredKind::Irrelevant);
+        }
+        let step = HarnessStep::ToolCall { call_id: id.to_string(), tool: tool.to_string(), arguments };
+        LineReading { steps: vec![observed(line, step)], ignored: None }
     }
 
     /// A line after an ending: Pi's own closing events, a retry reopening a
