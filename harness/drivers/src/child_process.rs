@@ -24,6 +24,7 @@ pub mod launch;
 pub mod lines;
 pub mod process;
 mod pump;
+pub mod splitter;
 
 pub use diagnostics::{ChannelEnd, DiagnosticsLog, ExitReport, ProcessDiagnostics};
 pub use launch::{ChildMode, Launch, ProcessLimits};

@@ -153,7 +153,7 @@ pub fn read_stream_from(
     mut input: impl std::io::Read,
     max_line_bytes: usize,
 ) -> std::io::Result<StreamReading> {
-    use crate::child_process::lines::{LineSplitter, RawLine};
+    use crate::child_process::splitter::{LineSplitter, RawLine};
     let mut reading = Reading::default();
     let mut splitter = LineSplitter::new(max_line_bytes);
     let mut chunk = vec![0; 64 * 1024];

@@ -9,7 +9,8 @@
 
 use super::diagnostics::{ChannelEnd, DiagnosticsLog, ExitReport};
 use super::launch::ProcessLimits;
-use super::lines::{classify, LineKind, LineSplitter, RawLine};
+use super::lines::{classify, LineKind};
+use super::splitter::{LineSplitter, RawLine};
 use crate::frame::HarnessFrame;
 use std::collections::VecDeque;
 use std::io;

@@ -3,7 +3,8 @@
 //! never spawn. Tests against a real process live in the stand-in crate
 //! (`harness/standin/tests/child_process.rs`), which owns the binary they run.
 
-use sharedos_drivers::child_process::lines::{classify, LineKind, LineSplitter, RawLine};
+use sharedos_drivers::child_process::lines::{classify, LineKind};
+use sharedos_drivers::child_process::splitter::{LineSplitter, RawLine};
 use sharedos_drivers::child_process::{
     ChildProcessTransport, DiagnosticsLog, HarnessProcess, Launch, ProcessLimits, SkippedLine,
 };
