@@ -24,7 +24,7 @@ pub trait HarnessProtocol {
 }
 
 /// Writes frames a protocol reads back; the inverse of
-/// [`HarnessProtocol::interpret`] for the three step kinds a transcript holds.
+/// [`HarnessProtocol::interpret`] for the step kinds a transcript holds.
 pub trait HarnessFrameWriter {
     /// Must equal the reading protocol's id.
     fn protocol_id(&self) -> &'static str;
@@ -37,6 +37,10 @@ pub trait HarnessFrameWriter {
 
     /// A terminal frame; some vendors cannot carry the output and drop it.
     fn complete(&self, output: Option<&Value>) -> HarnessFrame;
+
+    /// The vendor's own report that the turn failed, with `message`; the
+    /// protocol reads it as a failed step under the vendor's code.
+    fn failure(&self, message: &str) -> HarnessFrame;
 }
 
 /// One tool as vendors list it: its `name`, its `description`, and its

@@ -149,6 +149,11 @@ impl HarnessFrameWriter for DeepSeekWriter {
     fn complete(&self, _output: Option<&Value>) -> HarnessFrame {
         session_event_frame("turn/end", json!({"turn": 1, "reason": {"kind": "completed"}}))
     }
+
+    /// A `turn/end` of kind `error`.
+    fn failure(&self, message: &str) -> HarnessFrame {
+        session_event_frame("turn/end", json!({"turn": 1, "reason": {"kind": "error", "reason": message}}))
+    }
 }
 
 fn session_event_frame(kind: &str, data: Value) -> HarnessFrame {

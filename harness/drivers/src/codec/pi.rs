@@ -33,7 +33,8 @@
 //! Calls and prose are assistant `message_end` frames (stop reason `toolUse`
 //! for a call, `stop` for prose); `complete` writes `agent_end{willRetry:
 //! false}`, which has no payload, so its output is dropped and the turn's
-//! output is the prose read before it.
+//! output is the prose read before it; `failure` writes the same `agent_end`
+//! with `messages` ending in an assistant message stopped on an error.
 //!
 //! # Departures from SharedOS's reading
 //!
@@ -146,6 +147,16 @@ impl HarnessFrameWriter for PiWriter {
 
     fn complete(&self, _output: Option<&Value>) -> HarnessFrame {
         into_frame(json!({"type": "agent_end", "willRetry": false}))
+    }
+
+    /// The terminal `agent_end` whose last assistant message stopped on an
+    /// error: one frame, as `interpret` reads a failed run (departure 1).
+    fn failure(&self, message: &str) -> HarnessFrame {
+        into_frame(json!({
+            "type": "agent_end",
+            "willRetry": false,
+            "messages": [{"role": "assistant", "content": [], "stopReason": "error", "errorMessage": message}],
+        }))
     }
 }
 

@@ -84,6 +84,13 @@ fn every_step_kind_round_trips_through_the_reader(codec: &Codec) {
     for output in [json!({"transcript": "exec_1"}), json!({"transcript": "exec-1"})] {
         assert_eq!(protocol.interpret(&writer.complete(Some(&output))), vec![(codec.completion)(&output)], "{output}");
     }
+    for message in ["The seat failed.", "Stopped: the model is unavailable."] {
+        let steps = protocol.interpret(&writer.failure(message));
+        assert_eq!(steps.len(), 1, "{message}: {steps:?}");
+        let HarnessStep::Failed { error } = &steps[0] else { panic!("{message}: not a failure: {steps:?}") };
+        assert_eq!(error.message, message);
+        assert!(!error.code.is_empty(), "{message}: a failure without a code");
+    }
     (codec.written_frames)();
 }
 

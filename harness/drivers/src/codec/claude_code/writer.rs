@@ -35,6 +35,16 @@ impl HarnessFrameWriter for ClaudeCodeWriter {
         }
         frame
     }
+
+    /// A `result` with `is_error`, under the CLI's execution-error subtype.
+    fn failure(&self, message: &str) -> HarnessFrame {
+        let mut frame = Map::new();
+        frame.insert("type".into(), json!("result"));
+        frame.insert("subtype".into(), json!("error_during_execution"));
+        frame.insert("is_error".into(), json!(true));
+        frame.insert("result".into(), Value::String(message.to_string()));
+        frame
+    }
 }
 
 /// An assistant frame holding one block.

@@ -45,4 +45,12 @@ impl HarnessFrameWriter for CodexWriter {
         frame.insert("response".into(), Value::Object(response));
         frame
     }
+
+    /// `turn.failed`, the exec stream's failed turn.
+    fn failure(&self, message: &str) -> HarnessFrame {
+        let mut frame = Map::new();
+        frame.insert("type".into(), json!("turn.failed"));
+        frame.insert("error".into(), json!({ "message": message }));
+        frame
+    }
 }
