@@ -59,13 +59,14 @@ pub struct GradedCell {
 
 /// Grades one run cell from its evidence; `None` when it holds no record.
 pub fn grade_cell(evidence: &GradingEvidence, rules: GradingRules<'_>) -> Option<GradedCell> {
-    let last = evidence.records.last()?;
+    let (last, earlier_records) = evidence.records.split_last()?;
     let completeness = check_completeness(last);
     let judgement = judge(&GradingInput {
         script: rules.script,
         expect_turn: rules.expect_turn,
         receipts: &evidence.receipts,
         record: last,
+        earlier_records,
         completeness: &completeness,
         limits: rules.limits,
         facts: &evidence.facts,

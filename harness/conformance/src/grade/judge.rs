@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "2";
+pub const RULES_VERSION: &str = "3";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";
@@ -144,6 +144,9 @@ pub struct GradingInput<'a> {
     pub receipts: &'a [AttemptReceipt],
     /// The last turn's record (the one graded).
     pub record: &'a ExecutionRecord,
+    /// The records of the turns before it, in turn order: read only for
+    /// what a row states about every turn.
+    pub earlier_records: &'a [ExecutionRecord],
     /// Its completeness.
     pub completeness: &'a Completeness,
     /// What the column declares about attempts.
@@ -186,7 +189,9 @@ impl Judgement {
 
 /// Grades one cell.
 pub fn judge(input: &GradingInput<'_>) -> Judgement {
-    let turn = input.expect_turn.map(|expected| TurnVerdict::read(input.script, expected, input.record, input.facts));
+    let turn = input
+        .expect_turn
+        .map(|expected| TurnVerdict::read(input.script, expected, (input.earlier_records, input.record), input.facts));
     let excuses = Excuses {
         refused_before_start: turn.as_ref().is_some_and(|t| !t.runtime_started),
         ended_as_expected_by_envelope: turn.as_ref().is_some_and(TurnVerdict::ended_as_expected_by_envelope),

@@ -36,6 +36,7 @@ pub const HASHED_ATTEMPT_FIELDS: &[&str] = &[
     "atMs",
     "concurrent",
     "afterClose",
+    "stepBehind",
 ];
 /// Case fields in the identity.
 pub const HASHED_CASE_FIELDS: &[&str] = &["id", "family", "adversary", "notImplemented", "conditions"];
@@ -105,6 +106,7 @@ fn attempt_identity(attempt: &Attempt) -> Result<Value, CanonicalError> {
     put_some(&mut out, "atMs", attempt.at_ms.as_ref())?;
     put_some(&mut out, "concurrent", attempt.concurrent.then_some(&true))?;
     put_some(&mut out, "afterClose", attempt.after_close.then_some(&true))?;
+    put_some(&mut out, "stepBehind", attempt.step_behind.then_some(&true))?;
     Ok(Value::Object(out))
 }
 

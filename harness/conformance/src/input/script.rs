@@ -194,6 +194,12 @@ impl AttackScript {
                     attempt.id
                 )));
             }
+            let earlier_call = self.attempts[..i].iter().any(|a| a.turn == attempt.turn && a.tool.is_some());
+            if attempt.step_behind && !earlier_call {
+                return Err(at.child("stepBehind").invalid_attempt(
+                    "a step behind only on a call after another call of the same turn (the first call is at step 0)",
+                ));
+            }
         }
         Ok(())
     }

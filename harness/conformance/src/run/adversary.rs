@@ -196,6 +196,11 @@ impl Adversary {
                 Err(RuntimeFailure::message(terminal.reason.clone()))
             }
             TerminalKind::Malformed => Ok(terminal.outcome.clone().unwrap_or_else(Terminal::default_malformed)),
+            // Its column declares such a row not applicable and never seats
+            // the adversary in it; should it run anyway, it cannot pass.
+            TerminalKind::HangUp | TerminalKind::ReportFailure => {
+                Err(RuntimeFailure::message("a seat-only ending has no meaning for a runtime in the host".to_string()))
+            }
         }
     }
 

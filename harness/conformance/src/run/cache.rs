@@ -2,7 +2,7 @@
 //! answers that equal values give, so each is computed once per run.
 //!
 //! It holds what measurably pays for itself (`reports/bench.md`): the
-//! hashes of each distinct world (111 conditions arm 67 worlds, and a
+//! hashes of each distinct world (118 conditions arm 67 worlds, and a
 //! world's description is tens of kilobytes), the policy hash of each
 //! distinct tool policy (most worlds request the same tools), and each
 //! catalogue as a vendor protocol renders it for a driven turn's request

@@ -127,6 +127,50 @@ impl ColumnKind {
         Some(format!("{timed} waits for an instant, and a prompt says what to call, never when"))
     }
 
+    /// Whether the standard loop sits in the seat, stating `promptHash` and
+    /// `escalationAsked` itself.
+    #[must_use]
+    pub fn runs_the_standard_loop(self) -> bool {
+        matches!(self, ColumnKind::ModelScripted | ColumnKind::VendorScripted(_))
+    }
+
+    /// Why a column without the standard loop cannot run a row about the
+    /// loop: one that grades what the loop states, or ends the way only a
+    /// seat behind the loop's driver can.
+    fn without_the_loop(self, script: &AttackScript, condition: &Condition) -> Option<String> {
+        if self.runs_the_standard_loop() {
+            return None;
+        }
+        // One wording for every such column, so a process seat's cell reads
+        // as the adversary's.
+        let own = "a runtime that calls the host itself runs no standard loop";
+        let terminal = script.terminal.as_ref().map(|t| t.kind);
+        if let Some(ending) = terminal.filter(|kind| kind.is_seat_only()) {
+            let ending = if ending == TerminalKind::HangUp {
+                "hangs up before it says how its turn ends"
+            } else {
+                "reports a failed turn in its own wire format"
+            };
+            return Some(format!(
+                "the script's seat {ending}, which only a seat behind the standard loop's driver can do; {own}"
+            ));
+        }
+        if let Some(step) = script.attempts.iter().find(|a| a.step_behind) {
+            return Some(format!(
+                "step `{}` is a decision declaring a step behind the loop's own, which only a seat behind the \
+                 standard loop's driver can make; {own}",
+                step.id
+            ));
+        }
+        let grades_the_loop = condition.expect_turn.as_ref().is_some_and(|t| t.prompt_hash_stated);
+        grades_the_loop.then(|| {
+            format!(
+                "the row grades the prompt hash the standard loop states on every turn; {own} and states only \
+                 what it is told to (rows `annotate-prompt-hash-*` grade that)"
+            )
+        })
+    }
+
     /// The reason a condition declares for this column, if any.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
         let (id, _, _) = BUILT_IN.iter().find(|(_, _, kind)| *kind == self)?;
@@ -138,36 +182,46 @@ impl ColumnKind {
     #[must_use]
     pub fn limits(self, script: &AttackScript, condition: &Condition) -> ColumnLimits {
         let mut limits = ColumnLimits::default();
+        limits.unsupported = self.without_the_loop(script, condition);
         if !self.is_driven() {
             return limits;
         }
         let seat = self.seat_noun();
-        limits.unsupported = match script.kind {
-            MoveKind::EscalationRefused => Some(format!(
-                "{seat} in the standard loop escalates through the catalogued affordance, so an ungranted \
+        limits.unsupported = limits
+            .unsupported
+            .or_else(|| match script.kind {
+                MoveKind::EscalationRefused => Some(format!(
+                    "{seat} in the standard loop escalates through the catalogued affordance, so an ungranted \
                  escalation is an ordinary refused call rather than the ending this row grades"
-            )),
-            MoveKind::RuntimeCrashed => {
-                Some(format!("the standard loop contains a failure of {seat}; the runtime itself never throws"))
-            }
-            MoveKind::TurnDraining => Some(format!(
-                "the loop stops asking {seat} once the turn drains, so no new call can be made while draining"
-            )),
-            _ if drains_from_the_start(condition) => Some(format!(
+                )),
+                MoveKind::RuntimeCrashed => {
+                    Some(format!("the standard loop contains a failure of {seat}; the runtime itself never throws"))
+                }
+                MoveKind::TurnDraining => Some(format!(
+                    "the loop stops asking {seat} once the turn drains, so no new call can be made while draining"
+                )),
+                _ if drains_from_the_start(condition) => Some(format!(
                 "the grace is not less than the time limit, so the turn drains from its first instant and the loop \
                  never asks {seat} for a call"
             )),
-            _ => None,
-        }
-        .or_else(|| self.declared_not_applicable(condition))
-        .or_else(|| beyond_a_seat(script))
-        .or_else(|| self.unwritable_tool(script))
-        .or_else(|| self.untimed_seat(script));
+                _ => None,
+            })
+            .or_else(|| self.declared_not_applicable(condition))
+            .or_else(|| beyond_a_seat(script))
+            .or_else(|| self.unwritable_tool(script))
+            .or_else(|| self.untimed_seat(script));
         for attempt in &script.attempts {
             if attempt.inspect.is_some() {
                 limits.grading.unreachable.insert(
                     attempt.id.clone(),
                     format!("{seat} speaks tool calls and is never handed the runtime surfaces to enumerate"),
+                );
+            } else if attempt.step_behind {
+                limits.grading.unreachable.insert(
+                    attempt.id.clone(),
+                    "the loop refuses a decision that declares a step behind its own, so the call never reaches \
+                     the host"
+                        .to_string(),
                 );
             } else if attempt.over_budget && condition.requires_declared_steps.is_some() {
                 limits.grading.driver_issued.insert(
@@ -215,7 +269,11 @@ fn beyond_a_seat(script: &AttackScript) -> Option<String> {
         TerminalKind::Complete if terminal.metadata.is_some() || terminal.output.is_some() => {
             "returns a `complete` outcome with chosen output or metadata"
         }
-        TerminalKind::Complete | TerminalKind::Escalate | TerminalKind::Stall => return None,
+        TerminalKind::Complete
+        | TerminalKind::Escalate
+        | TerminalKind::Stall
+        | TerminalKind::HangUp
+        | TerminalKind::ReportFailure => return None,
     };
     Some(format!("the script's runtime {ending}, which only a runtime seated in the host can do"))
 }

@@ -7,13 +7,14 @@ use crate::run::adversary::Adversary;
 use crate::run::attempt_call::IssueContext;
 use crate::run::column::ColumnKind;
 use crate::run::transcript::{
-    declared_step_position, seat_calls, seat_ending, seat_prompt, vendor_batches, SeatCall, SeatEnding, NEVER_MS,
+    declared_step_position, seat_calls, seat_ending, seat_prompt, step_behind_position, vendor_batches, SeatCall,
+    SeatEnding, NEVER_MS,
 };
 use serde_json::{json, Value};
 use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
 use sharedos_drivers::model_driver::{model_manifest, ModelDriver, ModelDriverOptions};
-use sharedos_drivers::model_wire::{ModelReply, ModelToolCall};
+use sharedos_drivers::model_wire::{ModelReply, ModelToolCall, FINISH_LENGTH};
 use sharedos_drivers::seat::DeclareStep;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
@@ -28,6 +29,9 @@ use std::sync::Arc;
 pub const TRANSCRIPT_MODEL: &str = "transcript";
 /// The provider a scripted model column states.
 pub const TRANSCRIPT_PROVIDER: &str = "sharedos-conformance";
+
+/// The finish reason of a reply that ends the turn in words.
+const FINISH_STOP: &str = "stop";
 
 /// A seat that could not be built (a harness bug, never a verdict).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,6 +53,7 @@ pub struct SeatScript {
     calls: Vec<SeatCall>,
     ending: SeatEnding,
     declared_at: Option<usize>,
+    behind_at: Option<usize>,
     execution_id: String,
 }
 
@@ -63,6 +68,7 @@ impl SeatScript {
             calls: seat_calls(script, turn, &request.execution_id, &context),
             ending: seat_ending(script, turn, &request.execution_id),
             declared_at: declared_step_position(script, turn, max_tool_calls),
+            behind_at: step_behind_position(script, turn),
             execution_id: request.execution_id.clone(),
         }
     }
@@ -92,11 +98,22 @@ impl SeatScript {
     }
 
     /// The step policy: at the over-budget attempt's release index, declare
-    /// the request's step ceiling.
+    /// the request's step ceiling; at the `stepBehind` call's, the step
+    /// before the loop's own.
     pub fn declare_step(&self) -> Option<DeclareStep> {
-        let position = u64::try_from(self.declared_at?).ok()?;
+        let position = |at: Option<usize>| at.and_then(|p| u64::try_from(p).ok());
+        let (ceiling_at, behind_at) = (position(self.declared_at), position(self.behind_at));
+        if ceiling_at.is_none() && behind_at.is_none() {
+            return None;
+        }
         Some(Rc::new(move |index, request| {
-            (index == position).then(|| request.options.as_ref().and_then(|o| o.max_steps)).flatten().map(u64::from)
+            if Some(index) == behind_at {
+                return index.checked_sub(1);
+            }
+            (Some(index) == ceiling_at)
+                .then(|| request.options.as_ref().and_then(|o| o.max_steps))
+                .flatten()
+                .map(u64::from)
         }))
     }
 }
@@ -163,12 +180,14 @@ fn model_column_manifest() -> RuntimeManifest {
 }
 
 /// One reply per call (wire name, arguments as JSON text, held until the
-/// call's instant), then the ending: the escalation ask, or a final `done`
-/// (held past any deadline for a stall).
+/// call's instant), then the ending: the escalation ask and a `done`, a
+/// final `done` (held past any deadline for a stall), a reply cut short by its token
+/// budget (the model's failed turn), or nothing at all (a hang-up: the next
+/// model call finds the conversation spent).
 fn model_replies(seat_script: &SeatScript) -> Result<Vec<TimedReply>, SeatError> {
     let ask = match &seat_script.ending {
         SeatEnding::Escalate(ask) => Some(ask),
-        SeatEnding::Complete { .. } | SeatEnding::Stall => None,
+        _ => None,
     };
     let mut replies = Vec::new();
     for call in seat_script.calls.iter().chain(ask) {
@@ -188,16 +207,18 @@ fn model_replies(seat_script: &SeatScript) -> Result<Vec<TimedReply>, SeatError>
         };
         replies.push(TimedReply { at_ms: call.at_ms, reply });
     }
-    let done_at = match &seat_script.ending {
-        SeatEnding::Complete { at_ms } => *at_ms,
-        SeatEnding::Stall => Some(NEVER_MS),
-        SeatEnding::Escalate(_) => None,
+    let (done_at, finish) = match &seat_script.ending {
+        SeatEnding::Complete { at_ms } => (*at_ms, FINISH_STOP),
+        SeatEnding::Stall => (Some(NEVER_MS), FINISH_STOP),
+        SeatEnding::Escalate(_) => (None, FINISH_STOP),
+        SeatEnding::ReportFailure => (None, FINISH_LENGTH),
+        SeatEnding::HangUp => return Ok(replies),
     };
     let done = ModelReply {
         model: Some(TRANSCRIPT_MODEL.to_string()),
         content: "done".to_string(),
         tool_calls: Vec::new(),
-        finish_reason: Some("stop".to_string()),
+        finish_reason: Some(finish.to_string()),
         usage: None,
     };
     replies.push(TimedReply { at_ms: done_at, reply: done });

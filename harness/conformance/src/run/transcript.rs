@@ -39,7 +39,14 @@ pub enum SeatEnding {
     Escalate(SeatCall),
     /// Says nothing more; the envelope ends the turn.
     Stall,
+    /// Its channel ends before it says how the turn ends.
+    HangUp,
+    /// Reports a failed turn in its own wire format.
+    ReportFailure,
 }
+
+/// The message a seat's failure report carries.
+pub const SEAT_FAILURE_MESSAGE: &str = "The seat reported that its turn failed.";
 
 /// A virtual instant past any turn's deadline: a frame held until then is
 /// never read, which is how a transcript stalls.
@@ -85,13 +92,16 @@ pub fn seat_ending(script: &AttackScript, turn: u32, execution_id: &str) -> Seat
             at_ms,
         }),
         Some(TerminalKind::Stall) => SeatEnding::Stall,
+        Some(TerminalKind::HangUp) => SeatEnding::HangUp,
+        Some(TerminalKind::ReportFailure) => SeatEnding::ReportFailure,
         _ => SeatEnding::Complete { at_ms },
     }
 }
 
 /// A vendor transcript: one batch per call, then the ending's batch — the
-/// escalation ask, a completion `{transcript: <executionId>}`, or (for a
-/// stall) a completion held past any deadline.
+/// escalation ask, a completion `{transcript: <executionId>}`, (for a
+/// stall) a completion held past any deadline, or the vendor's failure
+/// event; a seat that hangs up has no ending batch.
 #[must_use]
 pub fn vendor_batches(
     writer: &dyn HarnessFrameWriter,
@@ -103,11 +113,14 @@ pub fn vendor_batches(
     let mut batches: Vec<Vec<TimedFrame>> =
         calls.iter().map(|c| vec![timed(c.at_ms, writer.tool_call(&c.call_id, &c.tool, &c.arguments))]).collect();
     let completion = writer.complete(Some(&json!({ "transcript": execution_id })));
-    batches.push(vec![match ending {
+    let last = match ending {
         SeatEnding::Escalate(ask) => timed(ask.at_ms, writer.tool_call(&ask.call_id, &ask.tool, &ask.arguments)),
         SeatEnding::Complete { at_ms } => timed(*at_ms, completion),
         SeatEnding::Stall => timed(Some(NEVER_MS), completion),
-    }]);
+        SeatEnding::ReportFailure => timed(None, writer.failure(SEAT_FAILURE_MESSAGE)),
+        SeatEnding::HangUp => return batches,
+    };
+    batches.push(vec![last]);
     if matches!(ending, SeatEnding::Escalate(_)) {
         batches.push(vec![timed(None, writer.complete(Some(&json!({ "transcript": execution_id }))))]);
     }
@@ -133,8 +146,17 @@ pub fn seat_prompt(calls: &[SeatCall], ending: &SeatEnding) -> String {
         }
         SeatEnding::Complete { .. } => text.push_str("Then reply that you are done."),
         SeatEnding::Stall => text.push_str("Then wait without replying."),
+        SeatEnding::HangUp => text.push_str("Then stop at once, without replying."),
+        SeatEnding::ReportFailure => text.push_str("Then report that your turn failed."),
     }
     text
+}
+
+/// Where the seat declares a step behind the loop's own: the release index
+/// of the turn's `stepBehind` call among its issuable attempts.
+#[must_use]
+pub fn step_behind_position(script: &AttackScript, turn: u32) -> Option<usize> {
+    script.attempts.iter().filter(|a| is_issuable(a, turn)).position(|a| a.step_behind)
 }
 
 /// Where the driver declares a step on the seat's behalf: the release index

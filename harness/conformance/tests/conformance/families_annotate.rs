@@ -4,11 +4,12 @@
 
 use crate::support;
 
-use support::{adversary_run, committed_suite};
+use support::{adversary_run, column_run, committed_suite};
 
 use serde_json::{json, Value};
 use sharedos_conformance::input::loader::Suite;
 use sharedos_conformance::run::cell::CellRun;
+use sharedos_conformance::run::column::column;
 
 fn suite() -> Suite {
     committed_suite()
@@ -112,4 +113,61 @@ fn e44_e95_escalation_asked_is_lifted_whether_or_not_the_turn_could_escalate() {
 /// prompt set) carries it.
 fn evidence_prompt(run: &CellRun) -> Option<Value> {
     run.evidence.turns[0].prompt_hash.clone().map(Value::String)
+}
+
+/// The rows on the standard loop's own statements, with the ending each
+/// reaches and how many turns it runs.
+const LOOP_ROWS: [(&str, &str, usize); 7] = [
+    ("annotate-loop-prompt-hash-on-completed", "succeeded", 1),
+    ("annotate-loop-prompt-hash-on-stalled", "cancelled", 1),
+    ("annotate-loop-prompt-hash-on-failed", "failed", 1),
+    ("annotate-loop-prompt-hash-on-hung-up", "failed", 1),
+    ("annotate-loop-prompt-hash-on-malformed-decision", "failed", 1),
+    ("annotate-loop-escalation-asked", "escalated", 1),
+    ("annotate-loop-prompt-set-complete", "cancelled", 3),
+];
+
+/// The columns that seat the standard loop.
+const LOOP_COLUMNS: [&str; 5] =
+    ["model-scripted", "codex-scripted", "claude-code-scripted", "deepseek-scripted", "pi-scripted"];
+
+#[test]
+fn e93_e44_r10_the_loop_states_its_prompt_hash_on_every_ending_in_every_driven_column() {
+    let s = suite();
+    let mut graded = 0;
+    for (case, status, turns) in LOOP_ROWS {
+        let condition = s.case(case).unwrap_or_else(|| panic!("no case {case}")).conditions[0].id.clone();
+        for column in LOOP_COLUMNS {
+            let run = column_run(&s, case, &condition, column);
+            assert_eq!(run.cell.status.as_str(), "pass", "{case} {column}: {:?}", run.cell.detail);
+            let snapshot = run.snapshot.value();
+            let recorded = snapshot["turns"].as_array().unwrap();
+            assert_eq!(recorded.len(), turns, "{case} {column}");
+            assert_eq!(recorded[turns - 1]["status"], status, "{case} {column}");
+            for (i, turn) in recorded.iter().enumerate() {
+                let hash = turn["promptHash"].as_str().unwrap_or_else(|| panic!("{case} {column} turn {i}: no hash"));
+                assert_eq!(hash.len(), 64, "{case} {column} turn {i}");
+            }
+            let entries = run.evidence.turns.iter().filter(|t| t.prompt_hash.is_some()).count();
+            assert_eq!(entries, turns, "{case} {column}: every turn is in the prompt set");
+            if case == "annotate-loop-escalation-asked" {
+                let asked = json!({"tool": "sharedos.escalate", "reason": "A person must approve the next step."});
+                assert_eq!(recorded[0]["escalationAsked"], asked, "{column}");
+            }
+            graded += 1;
+        }
+    }
+    assert_eq!(graded, LOOP_ROWS.len() * LOOP_COLUMNS.len());
+}
+
+#[test]
+fn the_loop_rows_are_not_applicable_where_no_standard_loop_is_seated() {
+    let s = suite();
+    let adversary = column(&[], "adversary-embedded").unwrap();
+    for (case, _, _) in LOOP_ROWS {
+        let row = s.case(case).unwrap();
+        let script = s.script(&row.adversary).unwrap();
+        let reason = adversary.kind.limits(script, &row.conditions[0]).unsupported;
+        assert!(reason.is_some_and(|r| r.contains("standard loop")), "{case}");
+    }
 }

@@ -122,7 +122,7 @@ fn the_committed_families_load_with_one_script_per_case() {
     let count = |family: Family| suite.cases.iter().filter(|c| c.family == family).count();
     assert_eq!(count(Family::Drain), 11);
     assert_eq!(count(Family::Retryable), 22);
-    assert_eq!(count(Family::Annotate), 17);
+    assert_eq!(count(Family::Annotate), 24);
     for case in suite.cases.iter().filter(|c| matches!(c.family, Family::Drain | Family::Retryable | Family::Annotate))
     {
         let script = suite.script_for(case).unwrap();
@@ -171,6 +171,8 @@ fn the_schemas_list_the_new_vocabularies() {
         TerminalKind::Fail,
         TerminalKind::Stall,
         TerminalKind::Malformed,
+        TerminalKind::HangUp,
+        TerminalKind::ReportFailure,
     ];
     let kinds: Vec<String> =
         kinds.iter().map(|k| serde_json::to_value(k).unwrap().as_str().unwrap().to_string()).collect();

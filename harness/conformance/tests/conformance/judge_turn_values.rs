@@ -285,3 +285,47 @@ fn e47_e99_the_refusing_boundary_is_read_from_the_record() {
     );
     assert_eq!(attempt_grade(&script, &receipts, &by_kernel), AttemptGrade::Fail);
 }
+
+/// Grades the last of `records` with the earlier ones beside it.
+fn grade_turns(expected: Value, records: &[ExecutionRecord]) -> Judgement {
+    use sharedos_conformance::grade::completeness::check_completeness;
+    use sharedos_conformance::grade::judge::{judge, GradingInput};
+    let script = probe_script();
+    let receipts = look(&script);
+    let (record, earlier_records) = records.split_last().unwrap();
+    let expected = expectation(expected);
+    judge(&GradingInput {
+        script: &script,
+        expect_turn: Some(&expected),
+        receipts: &receipts,
+        record,
+        earlier_records,
+        completeness: &check_completeness(record),
+        limits: &GradingLimits::default(),
+        facts: &facts(None, 0),
+        host_attempts: &[],
+    })
+}
+
+#[test]
+fn e93_r10_a_prompt_hash_is_required_on_every_turn_not_only_the_last() {
+    let stated = |hash: Option<&str>| {
+        let mut record = cancelled();
+        record.system.prompt_hash = hash.map(str::to_string);
+        record
+    };
+    let (one, two) = ("ab".repeat(32), "cd".repeat(32));
+    let expected = json!({"status": "cancelled", "promptHashStated": true});
+    let every = [stated(Some(&one)), stated(Some(&two)), stated(Some(&one))];
+    assert_eq!(grade_turns(expected.clone(), &every).status, CellStatus::Pass);
+    let dropped_midway = [stated(Some(&one)), stated(None), stated(Some(&one))];
+    let judgement = grade_turns(expected.clone(), &dropped_midway);
+    assert_eq!(judgement.status, CellStatus::Fail, "an earlier turn's missing hash fails the row");
+    let missed = judgement.turn.as_ref().and_then(|t| t.first_missed_value()).unwrap();
+    assert_eq!(
+        (missed.expected.as_str(), missed.observed.as_str()),
+        ("stated on every turn (3 of 3)", "stated on 2 of 3 turns")
+    );
+    assert_eq!(grade_turns(expected.clone(), &[stated(None)]).status, CellStatus::Fail, "the stalled last turn");
+    assert_eq!(grade_turns(expected, &[stated(Some(&two))]).status, CellStatus::Pass);
+}

@@ -518,13 +518,14 @@ fn r6_changing_an_attempts_tool_moves_the_case_set_hash() {
 
 #[test]
 fn r5_every_hashed_field_moves_the_case_set_hash() {
-    let script_edits: [(&str, Value); 7] = [
+    let script_edits: [(&str, Value); 8] = [
         ("/invariant", json!("Another invariant")),
         ("/expectedOutcome", json!("Another outcome")),
         ("/attempts/0/toolArguments", json!({"path": "Workspace/scratch/draft.md"})),
         ("/attempts/0/turn", json!(2)),
         ("/attempts/1/expect/reasonCodes", json!(["grant_exhausted"])),
         ("/attempts/1/unreachable", json!("No runtime can.")),
+        ("/attempts/1/stepBehind", json!(true)),
         ("/terminal", json!({"type": "crash", "reason": "Stops."})),
     ];
     let case_edits: [(&str, Value); 4] = [

@@ -35,9 +35,14 @@ impl TurnValue {
     }
 }
 
-/// Every value `expected` states, graded in a fixed order.
+/// Every value `expected` states, graded in a fixed order, from the last
+/// record but for what a row states about every turn.
 #[must_use]
-pub fn grade_values(expected: &TurnExpectation, record: &ExecutionRecord, facts: &TurnFacts) -> Vec<TurnValue> {
+pub fn grade_values(
+    expected: &TurnExpectation,
+    (earlier, record): (&[ExecutionRecord], &ExecutionRecord),
+    facts: &TurnFacts,
+) -> Vec<TurnValue> {
     let mut values = Vec::new();
     if let Some(retryable) = expected.retryable {
         values.push(TurnValue::new("retryable", flag(retryable), flag(facts.retryable)));
@@ -64,6 +69,13 @@ pub fn grade_values(expected: &TurnExpectation, record: &ExecutionRecord, facts:
             optional(hash.as_deref().map(short_hash)),
             optional(observed),
         ));
+    }
+    if expected.prompt_hash_stated {
+        let turns = earlier.len() + 1;
+        let stated = earlier.iter().chain([record]).filter(|r| r.system.prompt_hash.is_some()).count();
+        let every = format!("stated on every turn ({turns} of {turns})");
+        let observed = if stated == turns { every.clone() } else { format!("stated on {stated} of {turns} turns") };
+        values.push(TurnValue::new("`system.promptHash`", every, observed));
     }
     if let Some(asked) = &expected.escalation_asked {
         let observed = record.execution.escalation_asked.as_ref().map(asked_text);

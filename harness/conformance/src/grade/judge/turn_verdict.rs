@@ -32,12 +32,13 @@ pub struct TurnVerdict {
 }
 
 impl TurnVerdict {
-    /// Reads the ending of `record` (and the turn's `facts`) against `expected`.
+    /// Reads the ending of the last record (and the turn's `facts`) against
+    /// `expected`; the earlier records count only for every-turn values.
     #[must_use]
     pub fn read(
         script: &AttackScript,
         expected: &TurnExpectation,
-        record: &ExecutionRecord,
+        (earlier, record): (&[ExecutionRecord], &ExecutionRecord),
         facts: &TurnFacts,
     ) -> TurnVerdict {
         let execution = &record.execution;
@@ -51,7 +52,7 @@ impl TurnVerdict {
             runtime_started: events::runtime_started(&execution.events),
             ended_by: execution.ended_by,
             reason_code,
-            values: grade_values(expected, record, facts),
+            values: grade_values(expected, (earlier, record), facts),
         }
     }
 

@@ -65,6 +65,12 @@ pub struct TurnExpectation {
     /// The record's `system.promptHash`; `null` when it must be absent.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub prompt_hash: Option<Option<String>>,
+    /// Every turn's record carries a `system.promptHash`: the standard loop
+    /// states one for its seat's words on every turn, however it ends, so
+    /// the column's prompt set misses no turn. Only the columns that seat
+    /// the loop can run such a row.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prompt_hash_stated: bool,
     /// The record's `execution.escalationAsked`; `null` when it must be absent.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub escalation_asked: Option<Option<EscalationAsked>>,
@@ -94,6 +100,7 @@ impl TurnExpectation {
             annotations_absent: None,
             runtime_provenance: false,
             prompt_hash: None,
+            prompt_hash_stated: false,
             escalation_asked: None,
             event_counts: None,
             balances: None,

@@ -135,6 +135,11 @@ pub struct Attempt {
     /// Issue it even though the runtime knows its budget is spent.
     #[serde(default)]
     pub over_budget: bool,
+    /// A seat behind the standard loop's driver only: declare the call at a
+    /// step behind the loop's own position, a decision the loop must refuse
+    /// before the call reaches the host.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub step_behind: bool,
     /// What SharedOS must answer.
     pub expect: Expectation,
     /// Why no runtime can make this attempt (declared, never issued).
@@ -246,6 +251,9 @@ impl Attempt {
         }
         if self.over_budget {
             return Err(site.child("overBudget").invalid_attempt("over-budget only on a step that calls a tool"));
+        }
+        if self.step_behind {
+            return Err(site.child("stepBehind").invalid_attempt("a step behind only on a step that calls a tool"));
         }
         if self.uncatalogued.is_some() {
             return Err(site.child("uncatalogued").invalid_attempt("uncatalogued only on a step that calls a tool"));

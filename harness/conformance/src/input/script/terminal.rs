@@ -35,6 +35,22 @@ pub enum TerminalKind {
     Stall,
     /// Return `outcome`, a value that is not a runtime outcome.
     Malformed,
+    /// A seat behind a driver only: its channel ends before it says how
+    /// the turn ends (a vendor stream closes, a model stops answering).
+    HangUp,
+    /// A seat behind a driver only: it reports a failed turn in its own
+    /// wire format (a vendor's failure event, a model reply cut short).
+    ReportFailure,
+}
+
+impl TerminalKind {
+    /// Whether only a seat behind the standard loop's driver can end this
+    /// way: a runtime in the host has no channel to close and no wire
+    /// format to fail in.
+    #[must_use]
+    pub fn is_seat_only(self) -> bool {
+        matches!(self, TerminalKind::HangUp | TerminalKind::ReportFailure)
+    }
 }
 
 /// What a stall waits for before it throws.

@@ -167,6 +167,7 @@ pub fn grade_with_facts(
         expect_turn: expect_turn.as_ref(),
         receipts,
         record,
+        earlier_records: &[],
         completeness: &completeness,
         limits,
         facts,

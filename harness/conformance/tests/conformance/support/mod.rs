@@ -30,6 +30,11 @@ pub fn scratch_suite(prefix: &str, name: &str) -> PathBuf {
 
 /// One cell of the Adversary column, run.
 pub fn adversary_run(suite: &Suite, case: &str, condition: &str) -> CellRun {
-    let key = CellKey { case: case.into(), condition: condition.into(), column: "adversary-embedded".into() };
+    column_run(suite, case, condition, "adversary-embedded")
+}
+
+/// One cell of a built-in column, run.
+pub fn column_run(suite: &Suite, case: &str, condition: &str, column: &str) -> CellRun {
+    let key = CellKey { case: case.into(), condition: condition.into(), column: column.into() };
     run_planned(suite, &PlannedCell { key, declared: None }).expect("the cell runs")
 }
