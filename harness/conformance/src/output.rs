@@ -1,7 +1,9 @@
 //! What a run leaves behind: golden snapshots and their comparison, the
-//! manifest and its Markdown, evidence lines, and files written atomically.
+//! manifest, its reason-code coverage and its Markdown, evidence lines,
+//! and files written atomically.
 
 pub mod atomic;
+pub mod coverage;
 pub mod evidence;
 pub mod golden;
 pub mod manifest;

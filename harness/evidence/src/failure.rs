@@ -104,6 +104,18 @@ pub enum Failure {
         /// Stated.
         found: String,
     },
+    /// A summary of the manifest that its own cells do not give.
+    #[error("{place}: {found}, expected {expected} ({what})")]
+    Summary {
+        /// Where.
+        place: Place,
+        /// What it summarises.
+        what: String,
+        /// As the cells give it.
+        expected: String,
+        /// Stated.
+        found: String,
+    },
     /// A cell of the canonical suite the bundle lacks.
     #[error("{place}: no evidence for cell {cell}, which the suite runs")]
     MissingCell {
@@ -141,6 +153,7 @@ impl Failure {
             Failure::Unparsable { .. } => "unparsable",
             Failure::Mismatch { .. } => "hash_mismatch",
             Failure::Verdict { .. } => "verdict_mismatch",
+            Failure::Summary { .. } => "summary_mismatch",
             Failure::MissingCell { .. } => "missing_cell",
             Failure::ExtraCell { .. } => "extra_cell",
             Failure::Signature { .. } => "bad_signature",
@@ -157,6 +170,7 @@ impl Failure {
             | Failure::Unparsable { place, .. }
             | Failure::Mismatch { place, .. }
             | Failure::Verdict { place, .. }
+            | Failure::Summary { place, .. }
             | Failure::MissingCell { place, .. }
             | Failure::ExtraCell { place, .. }
             | Failure::Signature { place, .. } => place,

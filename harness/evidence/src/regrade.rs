@@ -9,6 +9,7 @@ use crate::statement::Statement;
 use serde_json::Value;
 use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
 use sharedos_conformance::input::loader::Suite;
+use sharedos_conformance::output::coverage::{reason_code_coverage, CodeCoverage};
 use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::{Cell, Manifest};
 use sharedos_conformance::run::column::{columns, ADVERSARY_ID};
@@ -148,4 +149,28 @@ pub fn check_complete(
                 .push(Failure::ExtraCell { place: Place::line(EVIDENCE_FILE, index + 1, ""), cell: key.trial_name() });
         }
     }
+}
+
+/// The manifest's reason-code coverage is the one its own cells give:
+/// a coverage edited to hide an unexercised code is caught here.
+pub fn check_coverage(manifest: &Manifest, failures: &mut Vec<Failure>) {
+    let expected = reason_code_coverage(&manifest.columns, &manifest.rows);
+    let what = "the reason-code coverage of the manifest's cells";
+    let index =
+        (0..expected.len().max(manifest.reason_codes.len())).find(|&i| expected.get(i) != manifest.reason_codes.get(i));
+    let Some(i) = index else { return };
+    let shown = |entry: Option<&CodeCoverage>| match entry {
+        None => "no entry".to_string(),
+        Some(c) if c.rows.is_empty() => match &c.unreachable {
+            Some(_) => format!("`{}` declared unreachable", c.code),
+            None => format!("`{}` in no row", c.code),
+        },
+        Some(c) => format!("`{}` in rows {} and columns {}", c.code, c.rows.len(), c.columns.len()),
+    };
+    failures.push(Failure::Summary {
+        place: Place::at(MANIFEST_FILE, format!("/reasonCodes/{i}")),
+        what: what.to_string(),
+        expected: shown(expected.get(i)),
+        found: shown(manifest.reason_codes.get(i)),
+    });
 }

@@ -108,6 +108,7 @@ fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verificati
         crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
         regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
         crate::regrade::check_complete(&statement, manifest, suite, lines, &mut failures);
+        crate::regrade::check_coverage(manifest, &mut failures);
     }
     if let (Some(other), Some(suite)) = (options.suite, &suite) {
         check_suite(other, suite, &mut failures);

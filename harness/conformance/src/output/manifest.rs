@@ -3,8 +3,9 @@
 //! byte-stable.
 //!
 //! Additions to SharedOS's shape: `rulesVersion` and `hashScheme` after
-//! `judgeVersion`, `evidenceRoot` after `worldSetHash`, `families` before
-//! `rows`, and `turnExpectation` on a row that grades the turn's ending.
+//! `judgeVersion`, `evidenceRoot` after `worldSetHash`, `families` and
+//! `reasonCodes` before `rows`, and `turnExpectation` on a row that grades
+//! the turn's ending.
 //! Each addition is optional when read, so a SharedOS manifest (or one
 //! written before `causes` existed) still parses and renders.
 
@@ -13,6 +14,7 @@ use crate::identity::sets::{hash_evidence_root, hash_prompt_set, EvidenceLeaf, P
 use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::{Family, TurnExpectation};
 use crate::input::script::MoveKind;
+use crate::output::coverage::{reason_code_coverage, CodeCoverage};
 use crate::output::golden::CellKey;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
@@ -47,6 +49,10 @@ pub struct Manifest {
     /// Rows grouped by rule family, in the families' report order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub families: Vec<FamilyGroup>,
+    /// Every reason code of the vocabulary: the rows and columns whose
+    /// cells show it, or why none can.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reason_codes: Vec<CodeCoverage>,
     /// One row per (case, condition), in declared order.
     pub rows: Vec<ManifestRow>,
 }
@@ -382,6 +388,7 @@ pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> 
     }
     // Families in their fixed report order (matrix first), rows in row order.
     families.sort_by_key(|g| g.family);
+    let rows: Vec<ManifestRow> = input.rows.into_iter().map(|r| r.row).collect();
     Ok(Manifest {
         version: MANIFEST_VERSION.to_string(),
         judge_version: ADOPTED_JUDGE_VERSION.to_string(),
@@ -390,9 +397,10 @@ pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> 
         case_set_hash: input.case_set_hash,
         world_set_hash: input.world_set_hash,
         evidence_root: Some(evidence_root(&input.evidence)?),
+        reason_codes: reason_code_coverage(&columns, &rows),
         columns,
         families,
-        rows: input.rows.into_iter().map(|r| r.row).collect(),
+        rows,
     })
 }
 

@@ -88,6 +88,10 @@ pub fn render_markdown(manifest: &Manifest) -> String {
         table(manifest, &rows, &mut lines);
         lines.push(String::new());
     }
+    if !manifest.reason_codes.is_empty() {
+        reason_codes(manifest, &mut lines);
+        lines.push(String::new());
+    }
     lines.push("## Evidence per row".to_string());
     lines.push(String::new());
     for row in groups.iter().flat_map(|(_, rows)| rows) {
@@ -192,6 +196,45 @@ fn family_summary(manifest: &Manifest, groups: &[(&'static str, Vec<&ManifestRow
             line.push_str(&format!(" {} |", verdict_counts(&statuses)));
         }
         lines.push(line);
+    }
+}
+
+const ABOUT_REASON_CODES: &str = "Every reason code the kernel and envelope can decide, with the rows and \
+columns whose cells show it. A code no row can produce is declared unreachable, with the reason; a code that \
+is neither seen nor declared fails the harness's own tests, so a new fail-closed path cannot go unexercised \
+unnoticed.";
+
+fn reason_codes(manifest: &Manifest, lines: &mut Vec<String>) {
+    lines.push("## Reason codes".to_string());
+    lines.push(String::new());
+    lines.push(ABOUT_REASON_CODES.to_string());
+    lines.push(String::new());
+    lines.push("| Code | Rows | Columns |".to_string());
+    lines.push("| --- | --- | --- |".to_string());
+    for coverage in &manifest.reason_codes {
+        let rows = match (&coverage.unreachable, coverage.rows.is_empty()) {
+            (Some(reason), true) => format!("unreachable: {}", table_text(reason)),
+            (None, true) => "**none**, and not declared unreachable".to_string(),
+            _ => {
+                let rows: Vec<String> =
+                    coverage.rows.iter().map(|r| format!("`{}` / `{}`", r.case_id, r.condition_id)).collect();
+                rows.join(", ")
+            }
+        };
+        let columns = if coverage.columns.len() == manifest.columns.len() {
+            "every column".to_string()
+        } else if coverage.columns.is_empty() {
+            "—".to_string()
+        } else {
+            let labels: Vec<String> = manifest
+                .columns
+                .iter()
+                .filter(|c| coverage.columns.contains(&c.id))
+                .map(|c| table_text(&c.label))
+                .collect();
+            labels.join(", ")
+        };
+        lines.push(format!("| `{}` | {rows} | {columns} |", coverage.code));
     }
 }
 

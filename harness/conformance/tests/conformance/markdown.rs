@@ -14,6 +14,7 @@ use sharedos_conformance::output::manifest::{
 };
 use sharedos_conformance::output::markdown::render_markdown;
 use sharedos_model::audit::Source;
+use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::ExecutionStatus;
 
 const CASE_SET: &str = "1fbe4bbda5f8c4bf818ca87426f0449ffe98b258a91d3cae7321b45380240b59";
@@ -419,7 +420,8 @@ Prose of declared.
 
 #[test]
 fn the_markdown_renders_header_table_and_evidence() {
-    let m = manifest();
+    let mut m = manifest();
+    m.reason_codes.clear();
     let text = render_markdown(&m);
     assert!(text.starts_with("# Kernel conformance manifest\n\n"));
     let root = m.evidence_root.clone().unwrap();
@@ -429,6 +431,23 @@ fn the_markdown_renders_header_table_and_evidence() {
     );
     assert!(text.contains(&header), "{text}");
     assert!(text.ends_with(EXPECTED_TAIL), "{text}");
+}
+
+#[test]
+fn the_reason_code_section_names_each_code_s_rows_and_columns_or_why_none_can() {
+    let text = render_markdown(&manifest());
+    let section = text.split("## Reason codes\n").nth(1).unwrap().split("\n## ").next().unwrap();
+    let lines: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(lines.len(), ReasonCode::ALL.len());
+    for expected in [
+        "| `no_matching_grant` | `forged-grant` / `baseline` | every column |",
+        "| `authority_unavailable` | `authority-unavailable` / `outage-at-turn-boundary` | Adversary |",
+        "| `trace_mismatch` | **none**, and not declared unreachable | — |",
+    ] {
+        assert!(lines.contains(&expected), "{expected}\n{section}");
+    }
+    let allowed = lines.iter().find(|l| l.starts_with("| `allowed` |")).unwrap();
+    assert!(allowed.starts_with("| `allowed` | unreachable: a decision's code"), "{allowed}");
 }
 
 #[test]

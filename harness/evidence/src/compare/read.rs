@@ -79,6 +79,10 @@ struct RawManifest {
     columns: Vec<RawColumn>,
     #[serde(default)]
     families: Vec<RawFamily>,
+    // Derived from the cells, which are compared instead.
+    #[serde(default)]
+    #[allow(dead_code)]
+    reason_codes: Vec<serde_json::Value>,
     rows: Vec<RawRow>,
 }
 

@@ -196,3 +196,32 @@ fn a_subject_naming_a_path_outside_the_bundle_is_never_read() {
     let place = verification.failures.iter().find(|f| f.place().file == "../outside");
     assert!(place.is_some_and(|f| f.code() == "unparsable"), "{:?}", verification.failures);
 }
+
+#[test]
+fn a_reason_code_coverage_edited_to_hide_a_code_is_named() {
+    let dir = scratch();
+    let bundle = copy_of_bundle(dir.path());
+    let mut manifest = read_manifest(&bundle);
+    let entries = manifest["reasonCodes"].as_array_mut().unwrap();
+    let index = entries.iter().position(|e| e["code"] == "grant_exhausted").unwrap();
+    let entry = entries[index].as_object_mut().unwrap();
+    entry.remove("rows");
+    entry.remove("columns");
+    entry.insert("unreachable".into(), Value::from("no seat can exhaust a grant"));
+    write_manifest(&bundle, &manifest);
+    reseal(&bundle);
+    let verification = verify_plain(&bundle);
+    let summaries: Vec<String> = verification
+        .failures
+        .iter()
+        .filter(|f| f.code() == "summary_mismatch")
+        .map(|f| format!("{} | {f}", f.place()))
+        .collect();
+    assert_eq!(summaries.len(), 1, "{:?}", verification.failures);
+    assert!(summaries[0].starts_with(&format!("manifest.json /reasonCodes/{index} | ")), "{summaries:?}");
+    assert!(
+        summaries[0]
+            .contains("`grant_exhausted` declared unreachable, expected `grant_exhausted` in rows 2 and columns 2"),
+        "{summaries:?}"
+    );
+}
