@@ -130,9 +130,13 @@ impl ToolHandler for NotionSearch {
     }
 }
 
+/// What a failing broker's listing fails with (host-only text).
+pub const BROKER_LISTING_FAILS: &str = "the broker could not list its tools";
+
 /// The `notion-mcp` context provider.
 pub struct NotionBroker {
     moved_after_listing: bool,
+    failing: bool,
     pages: Rc<BTreeMap<Vec<String>, String>>,
     listed: RefCell<Vec<AccessContext>>,
     listings: Cell<u64>,
@@ -145,11 +149,18 @@ impl NotionBroker {
     pub fn new(moved_after_listing: bool) -> NotionBroker {
         NotionBroker {
             moved_after_listing,
+            failing: false,
             pages: Rc::new(seeded_pages()),
             listed: RefCell::new(Vec::new()),
             listings: Cell::new(0),
             searches: Rc::new(RefCell::new(Vec::new())),
         }
+    }
+
+    /// A provider whose every listing fails.
+    #[must_use]
+    pub fn failing() -> NotionBroker {
+        NotionBroker { failing: true, ..NotionBroker::new(false) }
     }
 
     /// The contexts it was listed for, in order.
@@ -192,6 +203,9 @@ impl ContextToolProvider for NotionBroker {
         _signal: &'a AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Vec<Rc<dyn ToolHandler>>, String>> {
         Box::pin(async move {
+            if self.failing {
+                return Err(BROKER_LISTING_FAILS.to_string());
+            }
             let handler = NotionSearch {
                 definition: shared(&*DEFINITIONS, self.declared_action(), notion_search_definition),
                 pages: Rc::clone(&self.pages),

@@ -1,6 +1,8 @@
 //! The `hostPolicyFrozen` host ceiling: any decision on `files` paths under
 //! `Workspace/ledger`, or on any mutation action, is refused. It also
-//! applies at discovery, so mutation tools vanish from the catalogue.
+//! applies at discovery, so mutation tools vanish from the catalogue. With
+//! `hostPolicyMalfunctions` the same ceiling breaks instead of refusing on
+//! the ledger subtree, which the kernel must treat as an outage.
 
 use super::constants::{FILES, LEDGER_TREE, MUTATION_ACTIONS};
 use serde_json::{json, Map, Value};
@@ -57,6 +59,7 @@ pub fn frozen_rule(requirement: &Requirement) -> Option<FrozenRule> {
 #[derive(Debug, Default)]
 pub struct FrozenCeiling {
     consulted: RefCell<Vec<Requirement>>,
+    ledger_malfunctions: bool,
 }
 
 impl FrozenCeiling {
@@ -64,6 +67,12 @@ impl FrozenCeiling {
     #[must_use]
     pub fn new() -> FrozenCeiling {
         FrozenCeiling::default()
+    }
+
+    /// A ceiling that malfunctions on the ledger subtree instead of refusing.
+    #[must_use]
+    pub fn malfunctioning_on_the_ledger() -> FrozenCeiling {
+        FrozenCeiling { ledger_malfunctions: true, ..FrozenCeiling::default() }
     }
 
     /// Requirements it was consulted on, in order.
@@ -83,6 +92,7 @@ impl HostCeiling for FrozenCeiling {
     ) -> CeilingVerdict {
         self.consulted.borrow_mut().push(requirement.clone());
         match frozen_rule(requirement) {
+            Some(FrozenRule::LedgerFrozen) if self.ledger_malfunctions => CeilingVerdict::Malfunction,
             Some(rule) => CeilingVerdict::Deny(Some(rule.metadata())),
             None => CeilingVerdict::Allow(allowed.clone()),
         }

@@ -12,7 +12,7 @@ use super::file_tools::file_tools;
 use super::fixture_tools::fixture_tools;
 use super::grant_store::{GrantEdit, WorldGrantSource};
 use super::grants::{grant_set, GrantSet};
-use super::options::WorldOptions;
+use super::options::{BrokerMode, WorldOptions};
 use super::transport::{RecordingTransport, ReplyRouter};
 use sharedos_authz::memory::{FailingUsage, InMemoryResolver, InMemoryUsage};
 use sharedos_authz::ports::UsageStore;
@@ -77,8 +77,19 @@ impl WorldFixtures {
             audit: Rc::new(RecordingAudit::new()),
             router: Rc::new(ReplyRouter::new(Rc::clone(&transport))),
             transport,
-            broker: options.broker.map(|_| Rc::new(NotionBroker::new(options.broker_moved_after_listing))),
-            ceiling: options.host_policy_frozen.then(|| Rc::new(FrozenCeiling::new())),
+            broker: options.broker.map(|mode| {
+                Rc::new(match mode {
+                    BrokerMode::Failing => NotionBroker::failing(),
+                    BrokerMode::Registered | BrokerMode::Granted => {
+                        NotionBroker::new(options.broker_moved_after_listing)
+                    }
+                })
+            }),
+            ceiling: match (options.host_policy_malfunctions, options.host_policy_frozen) {
+                (true, _) => Some(Rc::new(FrozenCeiling::malfunctioning_on_the_ledger())),
+                (false, true) => Some(Rc::new(FrozenCeiling::new())),
+                (false, false) => None,
+            },
         };
         fixtures.arm(options, &base_text);
         fixtures
@@ -124,6 +135,9 @@ impl WorldFixtures {
                     edit.apply_to_chain(&chain);
                 }
             });
+        }
+        if options.delegation_resolver_fails {
+            self.chain.set_failing(true);
         }
         if let Some(n) = options.authority_fails_after_loads {
             self.grant_source.fail_after_loads(u64::from(n));

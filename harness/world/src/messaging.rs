@@ -12,10 +12,11 @@ use super::constants::{self, EXECUTION, FILES, MESSAGING};
 use super::grants::{owned_capability, world_grant, GrantSet, GRANT_MESSAGE, ROOT_FILES};
 use super::options::messaging::{MessagingOptions, SendOption};
 use super::transport::{RecordingTransport, ReplyRouter, ReplyShape, TransportMode};
-use sharedos_kernel::ports::{MessageIdFactory, ParsedCall};
+use sharedos_kernel::ports::{MessageCapabilityResolver, MessageIdFactory, ParsedCall};
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;
-use sharedos_model::capability::{Capability, ResourceRef, Scope};
+use sharedos_model::capability::{Capability, Requirement, ResourceRef, Scope};
+use sharedos_model::message::MessageEnvelope;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -159,4 +160,18 @@ pub fn counted_message_ids() -> MessageIdFactory {
         next.set(n);
         format!("{}-message-{n}", context.trace_id)
     })
+}
+
+/// A message capability resolver that always throws: a broken resolver
+/// must fail the send closed, never fall back to the default requirement.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThrowingResolver;
+
+/// The message a throwing resolver throws.
+pub const RESOLVER_THROWS: &str = "the message capability resolver is unavailable";
+
+impl MessageCapabilityResolver for ThrowingResolver {
+    fn resolve(&self, _context: &AccessContext, _envelope: &MessageEnvelope) -> Result<Requirement, String> {
+        Err(RESOLVER_THROWS.to_string())
+    }
 }

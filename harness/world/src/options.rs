@@ -15,6 +15,7 @@
 
 pub mod audit;
 pub mod classify;
+pub mod handler;
 pub mod ledger;
 pub mod messaging;
 
@@ -32,6 +33,9 @@ pub enum BrokerMode {
     Registered,
     /// The provider is attached and a search grant (with its root) is issued.
     Granted,
+    /// The provider is attached, no grant admits its tool, and every listing
+    /// it is asked for fails.
+    Failing,
 }
 
 /// How the escalation affordance is armed.
@@ -96,6 +100,12 @@ pub struct WorldOptions {
     /// Install the host ceiling freezing the ledger and every mutation.
     #[serde(default, skip_serializing_if = "is_false")]
     pub host_policy_frozen: bool,
+    /// Install that ceiling broken: it malfunctions on the ledger subtree.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub host_policy_malfunctions: bool,
+    /// The delegation chain resolver fails every lookup.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub delegation_resolver_fails: bool,
     /// Issue a child grant that claims more than its parent.
     #[serde(default, skip_serializing_if = "is_false")]
     pub over_broad_delegation: bool,
@@ -138,6 +148,9 @@ pub struct WorldOptions {
     /// Tools the turn request describes differently from the kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_classifies: Option<Vec<RequestClassification>>,
+    /// File tools whose handlers throw when they run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handler_throws: Option<Vec<String>>,
     /// Overrides the world's start instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
@@ -166,6 +179,8 @@ impl WorldOptions {
         "bounded",
         "usageStoreUnavailable",
         "hostPolicyFrozen",
+        "hostPolicyMalfunctions",
+        "delegationResolverFails",
         "overBroadDelegation",
         "restorable",
         "broker",
@@ -180,6 +195,7 @@ impl WorldOptions {
         "auditFailsAt",
         "ledger",
         "requestClassifies",
+        "handlerThrows",
         "now",
         "messaging",
     ];

@@ -38,6 +38,9 @@ pub enum TransportMode {
     Failing,
     /// The transport throws.
     Throwing,
+    /// `accepted` receipts naming another message, which the kernel must
+    /// refuse (M10).
+    MismatchedReceipt,
     /// No transport is given to the kernel (the fixture, never called,
     /// would answer as one that throws).
     Absent,
@@ -137,6 +140,11 @@ impl RecordingTransport {
                 let error = ProtocolError::new(CARRIER_UNAVAILABLE, "the transport could not deliver the message");
                 Some(MessageDeliveryResult::Failed { message_id, timestamp, error, metadata: None })
             }
+            TransportMode::MismatchedReceipt => Some(MessageDeliveryResult::Accepted {
+                message_id: format!("{message_id}.other"),
+                timestamp,
+                metadata: None,
+            }),
             TransportMode::Throwing | TransportMode::Absent => None,
         }
     }

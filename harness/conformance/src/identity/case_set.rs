@@ -37,6 +37,7 @@ pub const HASHED_ATTEMPT_FIELDS: &[&str] = &[
     "concurrent",
     "afterClose",
     "stepBehind",
+    "traceId",
 ];
 /// Case fields in the identity.
 pub const HASHED_CASE_FIELDS: &[&str] = &["id", "family", "adversary", "notImplemented", "conditions"];
@@ -107,6 +108,7 @@ fn attempt_identity(attempt: &Attempt) -> Result<Value, CanonicalError> {
     put_some(&mut out, "concurrent", attempt.concurrent.then_some(&true))?;
     put_some(&mut out, "afterClose", attempt.after_close.then_some(&true))?;
     put_some(&mut out, "stepBehind", attempt.step_behind.then_some(&true))?;
+    put_some(&mut out, "traceId", attempt.trace_id.as_ref())?;
     Ok(Value::Object(out))
 }
 

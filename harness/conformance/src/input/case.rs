@@ -42,12 +42,15 @@ pub enum Family {
     Annotate,
     /// The messaging rules (`40-messaging-drivers.md`, M- and D-rules).
     Messaging,
+    /// Fail-closed paths SharedOS's matrix leaves out: a dependency that
+    /// breaks, a call the kernel must refuse rather than work around.
+    FailClosed,
 }
 
 impl Family {
     /// Every family, in report order.
-    pub const ALL: [Family; 5] =
-        [Family::Matrix, Family::Drain, Family::Retryable, Family::Annotate, Family::Messaging];
+    pub const ALL: [Family; 6] =
+        [Family::Matrix, Family::Drain, Family::Retryable, Family::Annotate, Family::Messaging, Family::FailClosed];
 
     /// The wire spelling.
     #[must_use]
@@ -58,6 +61,7 @@ impl Family {
             Family::Retryable => "retryable",
             Family::Annotate => "annotate",
             Family::Messaging => "messaging",
+            Family::FailClosed => "fail_closed",
         }
     }
 }

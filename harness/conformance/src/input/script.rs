@@ -117,13 +117,16 @@ move_kinds! {
     Annotate => "annotate",
     /// Messages between principals.
     Messaging => "messaging",
+    /// A path the kernel must fail closed on.
+    FailClosed => "fail_closed",
 }
 
 impl MoveKind {
     /// The kinds of SharedOS's own matrix (one canonical script each).
     #[must_use]
     pub fn matrix() -> &'static [MoveKind] {
-        let families = [MoveKind::Drain, MoveKind::Retryable, MoveKind::Annotate, MoveKind::Messaging];
+        let families =
+            [MoveKind::Drain, MoveKind::Retryable, MoveKind::Annotate, MoveKind::Messaging, MoveKind::FailClosed];
         let end = MoveKind::ALL.len() - families.len();
         &MoveKind::ALL[..end]
     }

@@ -108,6 +108,24 @@ fn check_envelope_world(options: &WorldOptions, site: &Site<'_>) -> Result<(), L
     if let Some(list) = &options.request_classifies {
         classify::check(list, &site.child("requestClassifies"))?;
     }
+    if let Some(names) = &options.handler_throws {
+        check_throwing_handlers(names, &site.child("handlerThrows"))?;
+    }
+    Ok(())
+}
+
+/// File tools only (the others are not the world's to break), each once.
+fn check_throwing_handlers(names: &[String], site: &Site<'_>) -> Result<(), LoadError> {
+    site.length(names.len(), 1, 8, "tools")?;
+    for (i, name) in names.iter().enumerate() {
+        let at = site.index(i);
+        if !sharedos_world::options::handler::is_file_tool(name) {
+            return Err(at.unknown_value(format!("a file tool (`files.read`, ...), not `{name}`")));
+        }
+        if names[..i].contains(name) {
+            return Err(at.duplicate_entry(format!("a tool not listed before (`{name}` repeats)")));
+        }
+    }
     Ok(())
 }
 

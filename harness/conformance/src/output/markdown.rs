@@ -55,7 +55,8 @@ under test.";
 const ABOUT_FAMILIES: &str = "Rows are grouped by rule family: `matrix` is SharedOS's own authority \
 matrix; `drain`, `retryable` and `annotate` grade the envelope's contract near a turn's end, on \
 whether an ending offers a retry, and on what a runtime states for the record; `messaging` grades \
-messages between principals. Each cell counts the verdicts of one family in one column.";
+messages between principals; `fail_closed` grades the paths a broken dependency or a misused affordance \
+must end on, which SharedOS's matrix leaves out. Each cell counts the verdicts of one family in one column.";
 
 /// Renders the manifest as Markdown.
 #[must_use]

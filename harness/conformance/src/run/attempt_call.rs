@@ -79,8 +79,8 @@ fn forged_grant(forge: &Forge, context: &IssueContext) -> Value {
 }
 
 /// The call an attempt makes in the turn `request` describes: its derived
-/// id, the tool, the arguments above, the turn's trace and instant; `None`
-/// for an attempt that names no tool.
+/// id, the tool, the arguments above, the turn's trace (or the attempt's
+/// own) and instant; `None` for an attempt that names no tool.
 #[must_use]
 pub fn attempt_call(script: &AttackScript, attempt: &Attempt, request: &RuntimeTurnRequest) -> Option<ToolCall> {
     let tool = attempt.tool.clone()?;
@@ -88,7 +88,7 @@ pub fn attempt_call(script: &AttackScript, attempt: &Attempt, request: &RuntimeT
         id: derived_call_id(&request.execution_id, &script.id, &attempt.id),
         tool,
         arguments: attempt_arguments(attempt, &IssueContext::from(&request.context)),
-        trace_id: request.context.trace_id.clone(),
+        trace_id: attempt.trace_id.clone().unwrap_or_else(|| request.context.trace_id.clone()),
         requested_at: request.context.now.clone(),
     })
 }

@@ -254,6 +254,13 @@ fn beyond_a_seat(script: &AttackScript) -> Option<String> {
             step.id
         ));
     }
+    if let Some(step) = script.attempts.iter().find(|a| a.trace_id.is_some()) {
+        return Some(format!(
+            "step `{}` is a call under another trace, and the loop stamps every call its seat asks for with the \
+             turn's own",
+            step.id
+        ));
+    }
     if let Some(step) = script.attempts.iter().find(|a| a.concurrent) {
         return Some(format!(
             "step `{}` is left running alongside the next steps, while the loop hands the seat one result \

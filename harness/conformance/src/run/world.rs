@@ -48,6 +48,9 @@ impl World {
         let fixtures = WorldFixtures::build(options);
         let mut registered = fixtures.static_tools();
         let ledger = sharedos_world::options::ledger::attach(options.ledger.as_ref(), &mut registered);
+        if let Some(names) = &options.handler_throws {
+            sharedos_world::options::handler::apply(names, &mut registered);
+        }
         if let Some(fault) = &options.audit_fails_at {
             fault.arm(&fixtures.audit);
         }
@@ -100,6 +103,9 @@ fn build_kernel(
     }
     if arming.is_some() {
         builder = builder.message_ids(sharedos_world::messaging::counted_message_ids());
+    }
+    if arming.is_some_and(|m| m.resolver_throws) {
+        builder = builder.message_capability_resolver(Rc::new(sharedos_world::messaging::ThrowingResolver));
     }
     for handler in registered {
         builder = builder.tool(Rc::clone(handler));

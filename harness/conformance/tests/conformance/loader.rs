@@ -518,7 +518,7 @@ fn r6_changing_an_attempts_tool_moves_the_case_set_hash() {
 
 #[test]
 fn r5_every_hashed_field_moves_the_case_set_hash() {
-    let script_edits: [(&str, Value); 8] = [
+    let script_edits: [(&str, Value); 9] = [
         ("/invariant", json!("Another invariant")),
         ("/expectedOutcome", json!("Another outcome")),
         ("/attempts/0/toolArguments", json!({"path": "Workspace/scratch/draft.md"})),
@@ -526,6 +526,7 @@ fn r5_every_hashed_field_moves_the_case_set_hash() {
         ("/attempts/1/expect/reasonCodes", json!(["grant_exhausted"])),
         ("/attempts/1/unreachable", json!("No runtime can.")),
         ("/attempts/1/stepBehind", json!(true)),
+        ("/attempts/1/traceId", json!("trace-elsewhere")),
         ("/terminal", json!({"type": "crash", "reason": "Stops."})),
     ];
     let case_edits: [(&str, Value); 4] = [

@@ -3,6 +3,7 @@
 
 mod baseline;
 mod driven_columns;
+mod fail_closed_rows;
 mod families_annotate;
 mod families_drain;
 mod families_loader;
@@ -19,6 +20,7 @@ mod markdown;
 mod matrix_rules;
 mod messaging_rows;
 mod process_seat;
+mod reason_codes;
 mod receipt;
 mod record;
 mod support;

@@ -150,7 +150,7 @@ fn messaging_cases(suite: &Suite) -> Vec<&Case> {
 fn every_messaging_row_names_its_rules_and_passes_in_the_adversary_column() {
     let suite = suite();
     let cases = messaging_cases(&suite);
-    assert_eq!(cases.len(), 15);
+    assert_eq!(cases.len(), 17);
     for case in cases {
         let description = case.description.as_deref().unwrap_or_default();
         assert!(description.starts_with('M'), "{} names no rule id", case.id);
@@ -247,25 +247,50 @@ fn m27_the_output_of_a_well_formed_reply_is_exactly_its_payload() {
 #[test]
 fn m24_a_delivery_not_accepted_fails_the_request_and_keeps_the_transports_code_as_cause() {
     let suite = suite();
+    // A host send in the same world shows the transport's failure itself
+    // (M10, M11); only the tool path rewraps it.
     let expected = [
-        ("transport-rejects", "recipient_unreachable"),
-        ("transport-fails", "carrier_unavailable"),
-        ("transport-throws", "message_delivery_failed"),
-        ("route-lease-closed", "route_lease_revoked"),
+        ("transport-rejects", "recipient_unreachable", None),
+        ("transport-fails", "carrier_unavailable", None),
+        ("transport-throws", "message_delivery_failed", Some("message_delivery_failed")),
+        ("transport-mismatched-receipt", "invalid_message_receipt", Some("invalid_message_receipt")),
+        ("route-lease-closed", "route_lease_revoked", None),
     ];
-    for (condition, cause) in expected {
+    for (condition, cause, host_send) in expected {
         let run = run_row(&suite, "messaging-not-accepted", condition);
-        assert_eq!(run.cell.reason_codes, ["message_request_not_accepted"], "{condition}");
+        let mut codes: Vec<&str> = host_send.into_iter().chain(["message_request_not_accepted"]).collect();
+        codes.sort_unstable();
+        assert_eq!(run.cell.reason_codes, codes, "{condition}");
         assert_eq!(run.cell.causes, [cause], "{condition}");
     }
 }
 
 #[test]
+fn m6_a_throwing_resolver_fails_both_send_paths_closed() {
+    let suite = suite();
+    let run = run_row(&suite, "messaging-resolver-throws", "resolver-throws");
+    assert_eq!(run.cell.status, CellStatus::Pass, "{:?}", run.cell.detail);
+    assert_eq!(run.cell.reason_codes, ["message_requirement_resolution_failed", "tool_requirement_resolution_failed"]);
+}
+
+#[test]
+fn m25_a_throwing_reply_router_fails_the_request() {
+    let suite = suite();
+    let run = run_row(&suite, "messaging-reply-router-throws", "router-throws");
+    assert_eq!(run.cell.status, CellStatus::Pass, "{:?}", run.cell.detail);
+    assert_eq!(run.cell.reason_codes, ["message_reply_resolution_failed"]);
+}
+
+#[test]
 fn m15_without_both_ports_the_request_tool_is_not_offered() {
     let suite = suite();
-    for condition in ["transport-without-router", "router-without-transport"] {
+    // Without a transport the host's own send fails as M9 says.
+    let expected =
+        [("transport-without-router", None), ("router-without-transport", Some("message_transport_not_configured"))];
+    for (condition, host_send) in expected {
         let run = run_row(&suite, "messaging-both-ports", condition);
-        assert_eq!(run.cell.reason_codes, ["tool_unavailable"]);
+        let codes: Vec<&str> = host_send.into_iter().chain(["tool_unavailable"]).collect();
+        assert_eq!(run.cell.reason_codes, codes, "{condition}");
         let snapshot = run.snapshot.value();
         let exposed = snapshot["turns"][0]["exposedTools"].as_array().unwrap();
         assert!(!exposed.contains(&json!("messages.request")), "{condition}");

@@ -223,6 +223,9 @@ pub struct MessagingOptions {
     /// How the reply router answers (default: well formed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub router: Option<ReplyShape>,
+    /// Give the kernel a message capability resolver that throws (M6).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resolver_throws: bool,
     /// Build the turn as a recipient's inbound turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inbound: Option<InboundTurn>,

@@ -140,6 +140,9 @@ pub struct Attempt {
     /// before the call reaches the host.
     #[serde(default, skip_serializing_if = "is_false")]
     pub step_behind: bool,
+    /// Issue the call under this trace instead of the turn's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
     /// What SharedOS must answer.
     pub expect: Expectation,
     /// Why no runtime can make this attempt (declared, never issued).
@@ -235,6 +238,9 @@ impl Attempt {
         if let Some(text) = &self.uncatalogued {
             site.child("uncatalogued").text(text, MAX_TEXT)?;
         }
+        if let Some(trace) = &self.trace_id {
+            site.child("traceId").text(trace, MAX_KEY)?;
+        }
         Ok(())
     }
 
@@ -254,6 +260,9 @@ impl Attempt {
         }
         if self.step_behind {
             return Err(site.child("stepBehind").invalid_attempt("a step behind only on a step that calls a tool"));
+        }
+        if self.trace_id.is_some() {
+            return Err(site.child("traceId").invalid_attempt("a trace only on a step that calls a tool"));
         }
         if self.uncatalogued.is_some() {
             return Err(site.child("uncatalogued").invalid_attempt("uncatalogued only on a step that calls a tool"));
