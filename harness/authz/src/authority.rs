@@ -285,6 +285,10 @@ mod tests {
         let (json, typed) = both((0..=MAX_GRANTS).map(|i| grant(&format!("grant-{i}"))).collect());
         assert_eq!(json, AuthorityResolution::Unavailable(UnavailableCause::GrantLimitExceeded));
         assert_eq!(json, typed);
+        // The limit itself is allowed: 256 grants resolve, on both paths.
+        let (json, typed) = both((0..MAX_GRANTS).map(|i| grant(&format!("grant-{i}"))).collect());
+        assert!(matches!(&json, AuthorityResolution::Resolved(r) if r.grants.len() == MAX_GRANTS), "{json:?}");
+        assert_eq!(json, typed);
         assert_eq!(
             resolve_typed_authority(&context(), Err("down".into()), PolicyState::Absent),
             AuthorityResolution::Unavailable(UnavailableCause::GrantSourceFailed)

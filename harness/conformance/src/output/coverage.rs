@@ -10,6 +10,9 @@ use crate::output::manifest::{ManifestColumn, ManifestRow, RowRef};
 use serde::{Deserialize, Serialize};
 use sharedos_model::codes::ReasonCode;
 
+const NO_RESOURCE_PORT: &str =
+    "the reference kernel has no resource port (`invokeResource` is not implemented), so nothing can decide it";
+
 /// Codes no row can produce, each with the reason.
 pub const UNREACHABLE_CODES: &[(ReasonCode, &str)] = &[
     (
@@ -21,21 +24,9 @@ pub const UNREACHABLE_CODES: &[(ReasonCode, &str)] = &[
         "the envelope refuses a malformed context before the kernel sees it, and the loader range-checks every \
          instant a world can be given, so no turn reaches the kernel with one",
     ),
-    (
-        ReasonCode::ResourceProviderNotFound,
-        "the reference kernel has no resource port (`invokeResource` is not implemented), so nothing can decide \
-         it",
-    ),
-    (
-        ReasonCode::ResourceExecutionFailed,
-        "the reference kernel has no resource port (`invokeResource` is not implemented), so nothing can decide \
-         it",
-    ),
-    (
-        ReasonCode::InvalidResourceResult,
-        "the reference kernel has no resource port (`invokeResource` is not implemented), so nothing can decide \
-         it",
-    ),
+    (ReasonCode::ResourceProviderNotFound, NO_RESOURCE_PORT),
+    (ReasonCode::ResourceExecutionFailed, NO_RESOURCE_PORT),
+    (ReasonCode::InvalidResourceResult, NO_RESOURCE_PORT),
     (
         ReasonCode::MessageRequestNotPrepared,
         "the kernel prepares the envelope of every `messages.request` it invokes; only a host calling the \

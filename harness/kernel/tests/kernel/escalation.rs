@@ -53,6 +53,9 @@ async fn k78_a_requested_authority_is_re_minted_from_the_context() {
     let mut forged = described.clone();
     forged.requester = Address::agent("agent-eve");
     forged.id = "forged".into();
+    forged.namespace_id = "another-world".into();
+    forged.owner = Address::human("user-eve");
+    forged.requested_at = "2020-01-01T00:00:00.000Z".into();
     let escalation = kernel
         .record_escalation_with(&ctx(), "please", Some(forged), Some("exec-1"), &AbortSignal::new())
         .await
@@ -119,4 +122,44 @@ async fn admission_with_unavailable_authority_is_a_recorded_fail_closed_denial()
     assert_eq!(decision.reason_code.as_str(), "authority_unavailable");
     let checked = sink.last(AuditType::AuthorizationChecked);
     assert_eq!((checked.reason.as_deref(), checked.fail_closed), (Some("authority_unavailable"), Some(true)));
+}
+
+#[tokio::test]
+async fn k78_a_reason_must_be_1_to_512_characters_and_nothing_is_recorded_otherwise() {
+    let (grants, sink) = (Grants::of(&[]), Sink::new());
+    let kernel = builder(&grants, &sink).build().unwrap();
+    let signal = AbortSignal::new();
+    let longest = "é".repeat(512);
+    assert!(kernel.record_escalation(&ctx(), &longest, "exec-1", &signal).await.is_ok(), "512 characters");
+    assert!(kernel.record_escalation(&ctx(), "a", "exec-1", &signal).await.is_ok(), "one character");
+    assert_eq!(sink.count(AuditType::EscalationRequested), 2);
+    for refused in [String::new(), "é".repeat(513)] {
+        let answer = kernel.record_escalation(&ctx(), &refused, "exec-1", &signal).await;
+        assert!(answer.is_err(), "{} characters", refused.chars().count());
+    }
+    assert_eq!(sink.count(AuditType::EscalationRequested), 2, "a refused reason records nothing");
+}
+
+#[tokio::test]
+async fn k38_the_affordance_s_parser_takes_only_a_reason_of_1_to_512_characters() {
+    let (grants, sink) = (Grants::of(&[escalation_grant()]), Sink::new());
+    let kernel = builder(&grants, &sink).escalation_tool().build().unwrap();
+    let signal = AbortSignal::new();
+    let code = |arguments: serde_json::Value| {
+        let kernel = &kernel;
+        let signal = &signal;
+        async move {
+            let result = kernel.invoke_tool(&ctx(), &call("c1", "sharedos.escalate", arguments), signal).await.unwrap();
+            result.error().unwrap().code.clone()
+        }
+    };
+    for refused in [
+        json!({}),
+        json!({"reason": ""}),
+        json!({"reason": "é".repeat(513)}),
+        json!({"reason": "help", "grant": "anything"}),
+    ] {
+        assert_eq!(code(refused.clone()).await, "invalid_tool_arguments", "{refused}");
+    }
+    assert_eq!(code(json!({"reason": "é".repeat(512)})).await, "escalation_not_terminated");
 }

@@ -200,6 +200,11 @@ async fn k31_a_failing_provider_makes_the_catalogue_unavailable_never_partial() 
         (result.status(), result.error().unwrap().code.as_str()),
         (ToolStatus::Failed, "tool_catalog_unavailable")
     );
+    assert_eq!(
+        result.error().unwrap().message,
+        "the tool catalogue is unavailable",
+        "the kernel's words, not the port's"
+    );
     assert_eq!(tool.calls(), 0, "a static tool is not served from a partial registry");
     assert!(kernel.list_tools(&ctx(), &signal).await.is_err());
     assert!(!sink.text().contains(SECRET));

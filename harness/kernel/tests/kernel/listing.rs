@@ -144,3 +144,22 @@ async fn reach_passes_an_outage_through_instead_of_an_empty_list() {
     let reach = kernel.reach(&ctx(), &AbortSignal::new()).await.unwrap();
     assert_eq!(reach, Reach::Unavailable { reason_code: "authority_unavailable".into() });
 }
+
+#[tokio::test]
+async fn k33_a_tool_withheld_for_a_fail_closed_reason_marks_the_listing_fail_closed() {
+    // A bounded grant with no usage store cannot be counted: fail-closed.
+    let mut bounded = read_grant();
+    bounded.constraints.max_uses = Some(3);
+    let (grants, sink) = (Grants::of(&[bounded]), Sink::new());
+    let kernel = kernel_with(&grants, &sink, &[TestTool::new("files.read", "read")]);
+    assert!(kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().is_empty());
+    let record = sink.last(AuditType::ToolCatalogListed);
+    assert_eq!((record.outcome, record.fail_closed), (AuditOutcome::Succeeded, Some(true)));
+    assert_eq!(record.metadata.unwrap()["withheldCount"], 1);
+    // A tool no grant covers is withheld as an ordinary denial.
+    let (grants, sink) = (Grants::of(&[]), Sink::new());
+    let kernel = kernel_with(&grants, &sink, &[TestTool::new("files.read", "read")]);
+    assert!(kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().is_empty());
+    let record = sink.last(AuditType::ToolCatalogListed);
+    assert_eq!((record.outcome, record.fail_closed), (AuditOutcome::Succeeded, None));
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env sh
+# Mutation testing of the authorization crate (without its in-memory
+# fixture stores), the reference kernel and the envelope: cargo-mutants
+# (installed with `cargo install --locked` when absent) tests each mutant
+# against the whole workspace's tests.
+#
+# The default is a fixed-seed uniform sample of SIZE mutants (200, seed
+# SEED=18); SHARD=k/n runs one round-robin shard of that sample, so the
+# sample can be finished across sessions; ALL=1 makes the sample the whole
+# list. Each run folds its outcomes into reports/mutants.json and renders
+# reports/mutants.md; survivors justified as equivalent are listed, with
+# the reason, in scripts/mutants-equivalent.json.
+set -eu
+cd "$(dirname "$0")/.."
+size="${SIZE:-200}"
+seed="${SEED:-18}"
+shard="${SHARD:-1/1}"
+command -v cargo-mutants >/dev/null 2>&1 || cargo install --locked cargo-mutants
+set -- -p sharedos-authz -p sharedos-kernel -p sharedos-envelope --exclude harness/authz/src/memory.rs
+out=target/mutants
+mkdir -p "$out"
+cargo mutants --list --json "$@" > "$out/listed.json"
+listed=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$out/listed.json")
+if [ "${ALL:-0}" = 1 ]; then size="$listed"; fi
+python3 scripts/mutants.py sample --listed "$out/listed.json" --size "$size" --seed "$seed" --shard "$shard" \
+    --names "$out/names.txt" --regex "$out/regex.txt" --diff "$out/sample.diff"
+# The diff pins the sampled lines, the regex the sampled mutants on them;
+# together they must select exactly the sample.
+set -- "$@" --in-diff "$out/sample.diff" --re "$(cat "$out/regex.txt")"
+cargo mutants --list "$@" > "$out/selected.txt"
+if ! LC_ALL=C sort "$out/selected.txt" | cmp -s - "$out/names.txt"; then
+    echo "mutants: the diff and regex select other mutants than the sample (see $out/selected.txt)" >&2
+    exit 1
+fi
+status=0
+cargo mutants "$@" --test-workspace=true --output "$out" --no-shuffle --jobs 1 --minimum-test-timeout 300 \
+    || status=$?
+# 0: every mutant caught; 2: some missed; 3: some timed out. Anything else
+# (a baseline that fails, a usage error) is the run's own failure.
+case "$status" in
+    0 | 2 | 3) ;;
+    *) echo "mutants: cargo mutants exited $status" >&2; exit "$status" ;;
+esac
+python3 scripts/mutants.py report --outcomes "$out/mutants.out/outcomes.json" --listed "$listed" \
+    --size "$size" --seed "$seed" --shard "$shard"
