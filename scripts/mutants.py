@@ -2,10 +2,12 @@
 """The mutation-testing sample and its report (standard library only).
 
 `sample` picks a fixed-seed uniform sample of the mutants cargo-mutants
-lists and writes what pins exactly that sample (or one shard of it): a
-regex of their names for `--re` and a diff touching only their lines for
+lists and writes what pins exactly that sample (or one shard of it, or,
+with `--rerun`, the survivors not justified as equivalent): a regex of
+their names for `--re` and a diff touching only their lines for
 `--in-diff`. `report` folds the outcomes of a run into the committed
-results (`reports/mutants.json`) and renders `reports/mutants.md`.
+results (`reports/mutants.json`) and renders `reports/mutants.md`; a
+survivor that a later run catches is kept as killed after the first run.
 """
 
 import argparse
@@ -18,7 +20,7 @@ import sys
 
 RESULTS = "reports/mutants.json"
 REPORT = "reports/mutants.md"
-JUSTIFIED = "scripts/mutants-equivalent.json"
+HANDLED = "scripts/mutants-survivors.json"
 
 # cargo-mutants' outcome summaries, as this report counts them.
 OUTCOMES = {
@@ -73,17 +75,33 @@ def touching_diff(names):
     return "".join(out)
 
 
+def equivalent(handling):
+    return handling.startswith("equivalent")
+
+
+def survivors_to_rerun():
+    """Survivors of the committed results not justified as equivalent."""
+    results = load(RESULTS)
+    handled = load(HANDLED) if os.path.exists(HANDLED) else {}
+    return sorted(n for n, o in results["outcomes"].items() if o == "missed" and not equivalent(handled.get(n, "")))
+
+
 def sample_command(args):
     listed = [m["name"] for m in load(args.listed)]
     shard = tuple(int(x) for x in args.shard.split("/"))
     if len(shard) != 2 or not 1 <= shard[0] <= shard[1]:
         sys.exit("mutants: --shard takes k/n with 1 <= k <= n, not %s" % args.shard)
     sample, chosen = pick(listed, args.size, args.seed, shard)
+    if args.rerun:
+        chosen = [name for name in survivors_to_rerun() if name in set(listed)]
+        if not chosen:
+            sys.exit("mutants: no open survivor to run again")
     write(args.names, "".join(name + "\n" for name in chosen))
     write(args.regex, "^(" + "|".join(re.escape(name) for name in chosen) + ")$\n")
     write(args.diff, touching_diff(chosen))
-    print("mutants: %d listed, a sample of %d (seed %d), shard %s: %d mutants"
-          % (len(set(listed)), len(sample), args.seed, args.shard, len(chosen)))
+    which = "the open survivors" if args.rerun else "shard %s" % args.shard
+    print("mutants: %d listed, a sample of %d (seed %d), %s: %d mutants"
+          % (len(set(listed)), len(sample), args.seed, which, len(chosen)))
 
 
 def outcomes_of(path):
@@ -109,12 +127,14 @@ def wilson(caught, total, z=1.96):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def render(results, justified):
+def render(results, handled):
     runs = results["outcomes"]
     counts = {kind: sum(1 for o in runs.values() if o == kind) for kind in OUTCOMES.values()}
-    survivors = sorted(n for n, o in runs.items() if o in ("missed", "timeout"))
-    equivalent = [n for n in survivors if n in justified]
-    viable = counts["caught"] + counts["missed"] + counts["timeout"]
+    survivors = sorted(n for n, o in runs.items() if o == "missed")
+    timed_out = sorted(n for n, o in runs.items() if o == "timeout")
+    justified = [n for n in survivors if equivalent(handled.get(n, ""))]
+    killed_later = results.get("killedLater", [])
+    viable = counts["caught"] + counts["missed"]
     killed = counts["caught"]
     low, high = wilson(killed, viable)
     lines = [
@@ -130,11 +150,15 @@ def render(results, justified):
         "- Run so far: %d of the sample (shards %s)" % (len(runs), ", ".join(sorted(results["shards"]))),
         "- Caught %d, missed %d, timed out %d, unviable %d" % (
             counts["caught"], counts["missed"], counts["timeout"], counts["unviable"]),
-        "- Score: %s (caught of viable; 95 %% Wilson interval %.1f–%.1f %%)" % (
+        "- Score: %s (caught of caught and missed; 95 %% Wilson interval %.1f–%.1f %%)" % (
             ("%.1f %%" % (100.0 * killed / viable)) if viable else "n/a", 100 * low, 100 * high),
-        "- Survivors justified as equivalent: %d of %d" % (len(equivalent), len(survivors)),
+        "- Survivors justified as equivalent: %d of %d" % (len(justified), len(survivors)),
+        "- Missed at first, caught after new tests: %d" % len(killed_later),
         "",
-        "A timeout counts as a survivor: the tests did not fail it in time.",
+        "A survivor is either justified as equivalent or run again (`RERUN=1 scripts/mutants.sh`) once "
+        "a test or row meant to kill it exists; the score counts what that run found. A mutant whose "
+        "tests ran past the timeout is counted apart, as cargo-mutants does: it is neither caught nor "
+        "missed, and each is looked at below.",
         "",
         "## Survivors",
         "",
@@ -145,8 +169,25 @@ def render(results, justified):
         lines.append("| Mutant | Outcome | Handling |")
         lines.append("| --- | --- | --- |")
         for name in survivors:
-            handling = justified.get(name, "open: needs a test or row that kills it")
+            handling = handled.get(name, "open: needs a test or row that kills it")
             lines.append("| `%s` | %s | %s |" % (name.replace("|", "\\|"), runs[name], handling.replace("|", "\\|")))
+    lines += ["", "## Timed out", ""]
+    if not timed_out:
+        lines.append("None.")
+    else:
+        lines.append("| Mutant | What the run showed |")
+        lines.append("| --- | --- |")
+        for name in timed_out:
+            note = handled.get(name, "open: not looked at yet")
+            lines.append("| `%s` | %s |" % (name.replace("|", "\\|"), note.replace("|", "\\|")))
+    lines += ["", "## Missed at first, caught after new tests", ""]
+    if not killed_later:
+        lines.append("None.")
+    else:
+        lines.append("| Mutant | What kills it |")
+        lines.append("| --- | --- |")
+        for name in killed_later:
+            lines.append("| `%s` | %s |" % (name.replace("|", "\\|"), handled.get(name, "").replace("|", "\\|")))
     return "\n".join(lines) + "\n"
 
 
@@ -156,13 +197,19 @@ def report_command(args):
     if results is None or (results["sample"], results["seed"]) != (args.size, args.seed):
         results = fresh
     results["listed"] = args.listed
-    results["outcomes"].update(outcomes_of(args.outcomes))
+    fresh_outcomes = outcomes_of(args.outcomes)
+    killed_later = set(results.get("killedLater", []))
+    for name, outcome in fresh_outcomes.items():
+        if outcome == "caught" and results["outcomes"].get(name) in ("missed", "timeout"):
+            killed_later.add(name)
+    results["killedLater"] = sorted(killed_later)
+    results["outcomes"].update(fresh_outcomes)
     if args.shard not in results["shards"]:
         results["shards"].append(args.shard)
     results["outcomes"] = dict(sorted(results["outcomes"].items()))
-    justified = load(JUSTIFIED) if os.path.exists(JUSTIFIED) else {}
+    handled = load(HANDLED) if os.path.exists(HANDLED) else {}
     write(RESULTS, json.dumps(results, indent=2, sort_keys=True) + "\n")
-    write(REPORT, render(results, justified))
+    write(REPORT, render(results, handled))
     print("mutants: %s and %s updated" % (RESULTS, REPORT))
 
 
@@ -178,6 +225,7 @@ def main():
         each.add_argument("--size", type=int, default=200)
         each.add_argument("--seed", type=int, default=18)
         each.add_argument("--shard", default="1/1")
+    sample.add_argument("--rerun", action="store_true", help="the open survivors instead of a shard")
     sample.add_argument("--names", required=True)
     sample.add_argument("--regex", required=True)
     sample.add_argument("--diff", required=True)

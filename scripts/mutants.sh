@@ -7,9 +7,11 @@
 # The default is a fixed-seed uniform sample of SIZE mutants (200, seed
 # SEED=18); SHARD=k/n runs one round-robin shard of that sample, so the
 # sample can be finished across sessions; ALL=1 makes the sample the whole
-# list. Each run folds its outcomes into reports/mutants.json and renders
-# reports/mutants.md; survivors justified as equivalent are listed, with
-# the reason, in scripts/mutants-equivalent.json.
+# list; RERUN=1 runs again every survivor not justified as equivalent (once
+# a test meant to kill it exists). Each run folds its outcomes into
+# reports/mutants.json and renders reports/mutants.md; how each survivor is
+# handled (the test that kills it, or why it is equivalent) is written in
+# scripts/mutants-survivors.json.
 set -eu
 cd "$(dirname "$0")/.."
 size="${SIZE:-200}"
@@ -22,8 +24,12 @@ mkdir -p "$out"
 cargo mutants --list --json "$@" > "$out/listed.json"
 listed=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$out/listed.json")
 if [ "${ALL:-0}" = 1 ]; then size="$listed"; fi
-python3 scripts/mutants.py sample --listed "$out/listed.json" --size "$size" --seed "$seed" --shard "$shard" \
-    --names "$out/names.txt" --regex "$out/regex.txt" --diff "$out/sample.diff"
+# A re-run samples as shard 1/1 and is reported under the label "rerun".
+rerun=""
+sampled="$shard"
+if [ "${RERUN:-0}" = 1 ]; then rerun="--rerun"; sampled="1/1"; shard="rerun"; fi
+python3 scripts/mutants.py sample --listed "$out/listed.json" --size "$size" --seed "$seed" --shard "$sampled" \
+    $rerun --names "$out/names.txt" --regex "$out/regex.txt" --diff "$out/sample.diff"
 # The diff pins the sampled lines, the regex the sampled mutants on them;
 # together they must select exactly the sample.
 set -- "$@" --in-diff "$out/sample.diff" --re "$(cat "$out/regex.txt")"

@@ -296,3 +296,31 @@ pub(crate) fn within_ceiling(declared: &Requirement, requirement: &Requirement, 
         && owner_of(declared) == owner_of(requirement)
         && requirement.resource.path.starts_with(&declared.resource.path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::message_for;
+    use sharedos_model::codes::ReasonCode;
+
+    /// The message is the kernel's own words for the code, never a port's
+    /// text; each refusal `invoke_tool` can give has its own.
+    #[test]
+    fn every_refusal_code_has_its_own_fixed_message() {
+        let messages = [
+            (ReasonCode::TraceMismatch, "the call's trace does not match the context"),
+            (ReasonCode::AuthorityUnavailable, "authority could not be established"),
+            (ReasonCode::ToolCatalogUnavailable, "the tool catalogue is unavailable"),
+            (ReasonCode::ToolUnavailable, "the tool is not available"),
+            (ReasonCode::InvalidToolArguments, "the tool arguments are invalid"),
+            (ReasonCode::ToolRequirementResolutionFailed, "the tool could not resolve its requirement"),
+            (ReasonCode::InvalidToolRequirement, "the tool resolved a requirement outside its declaration"),
+            (ReasonCode::ToolExecutionFailed, "the tool failed"),
+            (ReasonCode::InvalidToolResult, "the tool returned a mismatched or malformed result"),
+            (ReasonCode::InvalidRequest, "the request crosses the context's world"),
+            (ReasonCode::NoMatchingGrant, "the operation was refused"),
+        ];
+        for (code, message) in messages {
+            assert_eq!(message_for(code), message, "{code}");
+        }
+    }
+}
