@@ -198,6 +198,10 @@ def report_command(args):
         results = fresh
     results["listed"] = args.listed
     fresh_outcomes = outcomes_of(args.outcomes)
+    if args.names:
+        with open(args.names, encoding="utf-8") as handle:
+            sampled = set(handle.read().split("\n")) - {""}
+        fresh_outcomes = {name: o for name, o in fresh_outcomes.items() if name in sampled}
     killed_later = set(results.get("killedLater", []))
     for name, outcome in fresh_outcomes.items():
         if outcome == "caught" and results["outcomes"].get(name) in ("missed", "timeout"):
@@ -221,6 +225,7 @@ def main():
     report = sub.add_parser("report")
     report.add_argument("--outcomes", required=True, help="a run's mutants.out/outcomes.json")
     report.add_argument("--listed", type=int, required=True, help="how many mutants were listed")
+    report.add_argument("--names", help="keep only these mutants' outcomes (the sampled ones)")
     for each in (sample, report):
         each.add_argument("--size", type=int, default=200)
         each.add_argument("--seed", type=int, default=18)

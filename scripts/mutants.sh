@@ -30,12 +30,16 @@ sampled="$shard"
 if [ "${RERUN:-0}" = 1 ]; then rerun="--rerun"; sampled="1/1"; shard="rerun"; fi
 python3 scripts/mutants.py sample --listed "$out/listed.json" --size "$size" --seed "$seed" --shard "$sampled" \
     $rerun --names "$out/names.txt" --regex "$out/regex.txt" --diff "$out/sample.diff"
-# The diff pins the sampled lines, the regex the sampled mutants on them;
-# together they must select exactly the sample.
+# The diff pins the sampled lines, the regex the sampled mutants on them.
+# Together they select the whole sample, plus any "delete field" mutant on
+# a sampled line (cargo-mutants 27 does not apply --re to those): it is run
+# but left out of the results.
 set -- "$@" --in-diff "$out/sample.diff" --re "$(cat "$out/regex.txt")"
-cargo mutants --list "$@" > "$out/selected.txt"
-if ! LC_ALL=C sort "$out/selected.txt" | cmp -s - "$out/names.txt"; then
-    echo "mutants: the diff and regex select other mutants than the sample (see $out/selected.txt)" >&2
+cargo mutants --list "$@" | LC_ALL=C sort > "$out/selected.txt"
+missing=$(LC_ALL=C comm -13 "$out/selected.txt" "$out/names.txt")
+extra=$(LC_ALL=C comm -23 "$out/selected.txt" "$out/names.txt" | grep -v ': delete field ' || true)
+if [ -n "$missing$extra" ]; then
+    echo "mutants: the diff and regex do not select the sample; missing: $missing; extra: $extra" >&2
     exit 1
 fi
 status=0
@@ -47,5 +51,5 @@ case "$status" in
     0 | 2 | 3) ;;
     *) echo "mutants: cargo mutants exited $status" >&2; exit "$status" ;;
 esac
-python3 scripts/mutants.py report --outcomes "$out/mutants.out/outcomes.json" --listed "$listed" \
-    --size "$size" --seed "$seed" --shard "$shard"
+python3 scripts/mutants.py report --outcomes "$out/mutants.out/outcomes.json" --names "$out/names.txt" \
+    --listed "$listed" --size "$size" --seed "$seed" --shard "$shard"

@@ -160,14 +160,24 @@ async fn execute_turn(
         }
     };
     done.abort(AbortReason::TurnClosed);
-    match seated {
-        Seated::Adversary(adversary) => adversary.after_close().await,
-        Seated::Process(process) => process.finish().await,
-        Seated::Driven(_) => {}
-    }
-    background.drive_to_completion().await;
+    let settle = async {
+        match seated {
+            Seated::Adversary(adversary) => adversary.after_close().await,
+            Seated::Process(process) => process.finish().await,
+            Seated::Driven(_) => {}
+        }
+        background.drive_to_completion().await;
+    };
+    // An envelope that never answers a call must fail its row on the
+    // receipts it leaves missing, not hold the run: past the limit the
+    // unanswered steps are dropped (on a paused clock the wait is free).
+    let _ = tokio::time::timeout(SETTLE_LIMIT, settle).await;
     result
 }
+
+/// How long after a turn's result its after-close steps and background
+/// calls may take to settle: twice the longest turn.
+const SETTLE_LIMIT: Duration = Duration::from_millis(2 * 600_000);
 
 /// Who sits in the seat for one turn, with what the runner drives beside it.
 enum Seated {
