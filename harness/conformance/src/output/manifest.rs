@@ -14,11 +14,12 @@ use crate::identity::sets::{hash_evidence_root, hash_prompt_set, EvidenceLeaf, P
 use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::{Family, TurnExpectation};
 use crate::input::script::MoveKind;
-use crate::output::coverage::{reason_code_coverage, CodeCoverage};
+use crate::output::coverage::unreachable_reason;
 use crate::output::golden::CellKey;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
 use sharedos_model::canonical::CanonicalError;
+use sharedos_model::codes::ReasonCode;
 
 /// The manifest schema version.
 pub const MANIFEST_VERSION: &str = "1";
@@ -287,6 +288,47 @@ pub struct CellEvidence {
     pub column_id: String,
     /// Turns in order.
     pub turns: Vec<TurnEvidence>,
+}
+
+/// One code of the vocabulary: where it was seen, or why it cannot be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CodeCoverage {
+    /// The code.
+    pub code: String,
+    /// The rows with a cell that shows it, in row order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<RowRef>,
+    /// The columns with a cell that shows it, in column order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
+    /// Why no row can produce it, when it is declared so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
+}
+
+/// Every code of the vocabulary, in declaration order, with the rows and
+/// columns of `rows` whose cells show it.
+#[must_use]
+pub fn reason_code_coverage(columns: &[ManifestColumn], rows: &[ManifestRow]) -> Vec<CodeCoverage> {
+    ReasonCode::ALL
+        .iter()
+        .map(|code| {
+            let shows = |cell: &Cell| cell.reason_codes.iter().any(|c| c == code.as_str());
+            CodeCoverage {
+                code: code.as_str().to_string(),
+                rows: rows.iter().filter(|row| row.cells.iter().any(shows)).map(ManifestRow::row_ref).collect(),
+                columns: columns
+                    .iter()
+                    .filter(|column| {
+                        rows.iter().flat_map(|row| &row.cells).any(|cell| cell.column_id == column.id && shows(cell))
+                    })
+                    .map(|column| column.id.clone())
+                    .collect(),
+                unreachable: unreachable_reason(*code).map(str::to_string),
+            }
+        })
+        .collect()
 }
 
 /// A column as the runner knows it.
