@@ -374,3 +374,28 @@ fn window_within(parent: &Constraints, asked: &Constraints) -> bool {
     let ends_late = matches!((child_end.flatten(), parent_end), (Some(c), Some(p)) if c > p);
     !starts_early && !ends_late
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DeriveRefusal;
+
+    /// The spellings reports carry are part of the contract, and distinct.
+    #[test]
+    fn every_derive_refusal_has_its_own_spelling() {
+        let spellings = [
+            (DeriveRefusal::EmptyCapabilities, "empty_capabilities"),
+            (DeriveRefusal::IdCollidesWithParent, "id_collides_with_parent"),
+            (DeriveRefusal::BoundedParentNotDelegable, "bounded_parent_not_delegable"),
+            (DeriveRefusal::ParentNotDelegable, "parent_not_delegable"),
+            (DeriveRefusal::DepthExhausted, "depth_exhausted"),
+            (DeriveRefusal::CapabilityNotWithinParent, "capability_not_within_parent"),
+            (DeriveRefusal::PurposeNotWithinParent, "purpose_not_within_parent"),
+            (DeriveRefusal::WindowNotWithinParent, "window_not_within_parent"),
+            (DeriveRefusal::IssuedBeforeParent, "issued_before_parent"),
+            (DeriveRefusal::MalformedChild, "malformed_child"),
+        ];
+        for (refusal, spelling) in spellings {
+            assert_eq!(refusal.as_str(), spelling, "{refusal:?}");
+        }
+    }
+}

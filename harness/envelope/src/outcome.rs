@@ -179,3 +179,33 @@ pub(crate) fn turn_end(result: &ExecutionResult, failure_source: Option<&str>) -
         result.status == ExecutionStatus::Failed && code.as_deref() == Some(ReasonCode::AuditUnavailable.as_str());
     TurnEnd { execution_id: result.execution_id.clone(), status: result.status, reason_code, ended_by, fail_closed }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::envelope_error;
+    use sharedos_model::codes::ReasonCode;
+
+    /// Each ending the envelope writes itself carries its own fixed words,
+    /// never a runtime's text, and the code and `retryable` it was given.
+    #[test]
+    fn every_envelope_ending_has_its_own_fixed_message() {
+        let messages = [
+            (ReasonCode::TurnCancelled, "The turn was cancelled before the runtime finished."),
+            (ReasonCode::AuditUnavailable, "The turn stopped because a pre-effect audit record could not be written."),
+            (ReasonCode::RuntimeFailed, "The runtime failed while running the turn."),
+            (ReasonCode::InvalidRuntimeOutcome, "The runtime returned an outcome that does not match the contract."),
+            (ReasonCode::ToolUnavailable, "Escalation is not available in this permission-filtered turn."),
+            (ReasonCode::ActorMismatch, "The context's actor is not the executing agent."),
+            (ReasonCode::ReceiverMismatch, "The message's receiver is not the executing agent."),
+            (ReasonCode::MessageContextMismatch, "The message's trace or purpose differs from the context."),
+            (ReasonCode::NoMatchingGrant, "The turn's authority does not grant permission to invoke this agent."),
+        ];
+        for (code, message) in messages {
+            let error = envelope_error(code, Some(true));
+            assert_eq!(
+                (error.code.as_str(), error.message.as_str(), error.retryable),
+                (code.as_str(), message, Some(true))
+            );
+        }
+    }
+}
