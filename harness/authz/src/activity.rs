@@ -114,3 +114,14 @@ pub fn inactive_reason_in(grant: &Grant, window: Window, purpose: &str, at: Inst
 pub fn is_active(grant: &Grant, purpose: &str, at: Instants) -> bool {
     inactive_reason(grant, purpose, at).is_none()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Inactivity;
+
+    /// The rejection reasons the audit trail spells out.
+    #[test]
+    fn each_inactivity_has_its_audit_spelling() {
+        assert_eq!((Inactivity::Window.as_str(), Inactivity::Purpose.as_str()), ("window", "purpose"));
+    }
+}

@@ -101,3 +101,24 @@ impl TaskSet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::TaskSet;
+    use futures::FutureExt;
+
+    /// `pending` counts the futures still running and those not yet taken up.
+    #[test]
+    fn pending_counts_running_and_incoming_futures() {
+        let set = TaskSet::new();
+        set.spawn(std::future::pending());
+        set.spawn(std::future::pending());
+        assert_eq!(set.pending(), 2, "both incoming");
+        assert!(set.drive().now_or_never().is_none());
+        set.spawn(std::future::pending());
+        assert_eq!(set.pending(), 3, "two running, one incoming");
+        set.spawn(async {});
+        assert!(set.drive().now_or_never().is_none());
+        assert_eq!(set.pending(), 3, "the finished one is gone");
+    }
+}
