@@ -127,6 +127,17 @@ def wilson(caught, total, z=1.96):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def table(headers, rows):
+    """A Markdown table whose first column is a mutant name; `None.` for no rows."""
+    if not rows:
+        return ["None."]
+    cell = lambda text: text.replace("|", "\\|")
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    for name, *rest in rows:
+        lines.append("| " + " | ".join(["`%s`" % cell(name)] + [cell(text) for text in rest]) + " |")
+    return lines
+
+
 def render(results, handled):
     runs = results["outcomes"]
     counts = {kind: sum(1 for o in runs.values() if o == kind) for kind in OUTCOMES.values()}
@@ -163,31 +174,14 @@ def render(results, handled):
         "## Survivors",
         "",
     ]
-    if not survivors:
-        lines.append("None.")
-    else:
-        lines.append("| Mutant | Outcome | Handling |")
-        lines.append("| --- | --- | --- |")
-        for name in survivors:
-            handling = handled.get(name, "open: needs a test or row that kills it")
-            lines.append("| `%s` | %s | %s |" % (name.replace("|", "\\|"), runs[name], handling.replace("|", "\\|")))
+    open_survivor = "open: needs a test or row that kills it"
+    lines += table(["Mutant", "Outcome", "Handling"],
+                   [(name, runs[name], handled.get(name, open_survivor)) for name in survivors])
     lines += ["", "## Timed out", ""]
-    if not timed_out:
-        lines.append("None.")
-    else:
-        lines.append("| Mutant | What the run showed |")
-        lines.append("| --- | --- |")
-        for name in timed_out:
-            note = handled.get(name, "open: not looked at yet")
-            lines.append("| `%s` | %s |" % (name.replace("|", "\\|"), note.replace("|", "\\|")))
+    lines += table(["Mutant", "What the run showed"],
+                   [(name, handled.get(name, "open: not looked at yet")) for name in timed_out])
     lines += ["", "## Missed at first, caught after new tests", ""]
-    if not killed_later:
-        lines.append("None.")
-    else:
-        lines.append("| Mutant | What kills it |")
-        lines.append("| --- | --- |")
-        for name in killed_later:
-            lines.append("| `%s` | %s |" % (name.replace("|", "\\|"), handled.get(name, "").replace("|", "\\|")))
+    lines += table(["Mutant", "What kills it"], [(name, handled.get(name, "")) for name in killed_later])
     return "\n".join(lines) + "\n"
 
 

@@ -15,6 +15,9 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// The finish reason that marks a reply cut short by its token budget.
 pub const FINISH_LENGTH: &str = "length";
 
+/// The finish reason of a reply that ends the turn in words.
+pub const FINISH_STOP: &str = "stop";
+
 /// One tool as the model is shown it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelTool {

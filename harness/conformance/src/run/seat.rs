@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
 use sharedos_drivers::model_driver::{model_manifest, ModelDriver, ModelDriverOptions};
-use sharedos_drivers::model_wire::{ModelReply, ModelToolCall, FINISH_LENGTH};
+use sharedos_drivers::model_wire::{ModelReply, ModelToolCall, FINISH_LENGTH, FINISH_STOP};
 use sharedos_drivers::seat::DeclareStep;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
@@ -29,9 +29,6 @@ use std::sync::Arc;
 pub const TRANSCRIPT_MODEL: &str = "transcript";
 /// The provider a scripted model column states.
 pub const TRANSCRIPT_PROVIDER: &str = "sharedos-conformance";
-
-/// The finish reason of a reply that ends the turn in words.
-const FINISH_STOP: &str = "stop";
 
 /// A seat that could not be built (a harness bug, never a verdict).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
