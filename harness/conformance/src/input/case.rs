@@ -19,13 +19,14 @@ pub const MAX_CONDITIONS: usize = 16;
 
 /// The ids of the built-in columns, in manifest order: the columns a
 /// condition's `notApplicableIn` may name.
-pub const BUILT_IN_COLUMN_IDS: [&str; 6] = [
+pub const BUILT_IN_COLUMN_IDS: [&str; 7] = [
     "adversary-embedded",
     "model-scripted",
     "codex-scripted",
     "claude-code-scripted",
     "deepseek-scripted",
     "pi-scripted",
+    "mcp-scripted",
 ];
 
 /// The rule family a case belongs to; decides how it is grouped and reported.

@@ -26,6 +26,10 @@ pub enum ColumnKind {
     /// (the turn request, its message carrying the prompt): graded from
     /// the record, with the limits of the driven columns.
     PromptedProcess(usize),
+    /// A harness running its own loop, served the turn's catalogue over MCP:
+    /// rmcp's client, in memory on the cell's clock, makes the script's
+    /// calls as `tools/call` and writes its ending as Claude Code does.
+    McpScripted,
 }
 
 /// A column of the matrix.
@@ -43,13 +47,14 @@ pub struct ColumnSpec {
 pub const ADVERSARY_ID: &str = BUILT_IN_COLUMN_IDS[0];
 
 /// The columns built into the harness, in manifest order.
-const BUILT_IN: [(&str, &str, ColumnKind); 6] = [
+const BUILT_IN: [(&str, &str, ColumnKind); 7] = [
     (ADVERSARY_ID, "Adversary", ColumnKind::Adversary),
     (BUILT_IN_COLUMN_IDS[1], "Standard", ColumnKind::ModelScripted),
     (BUILT_IN_COLUMN_IDS[2], "Codex", ColumnKind::VendorScripted(Vendor::Codex)),
     (BUILT_IN_COLUMN_IDS[3], "Claude Code", ColumnKind::VendorScripted(Vendor::ClaudeCode)),
     (BUILT_IN_COLUMN_IDS[4], "DeepSeek", ColumnKind::VendorScripted(Vendor::DeepSeek)),
     (BUILT_IN_COLUMN_IDS[5], "Pi", ColumnKind::VendorScripted(Vendor::Pi)),
+    (BUILT_IN_COLUMN_IDS[6], "MCP", ColumnKind::McpScripted),
 ];
 
 /// Every column of a run, in manifest order: the built-in ones, then one
@@ -100,6 +105,7 @@ impl ColumnKind {
             ColumnKind::ModelScripted => "a model",
             ColumnKind::VendorScripted(_) => "a harness",
             ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => "a process",
+            ColumnKind::McpScripted => "a harness over MCP",
         }
     }
 
@@ -119,12 +125,28 @@ impl ColumnKind {
     /// A prompted process is told what to call, never when: a row whose
     /// calls or ending wait for an instant cannot be said to it.
     fn untimed_seat(self, script: &AttackScript) -> Option<String> {
-        if !matches!(self, ColumnKind::PromptedProcess(_)) {
+        if !matches!(self, ColumnKind::PromptedProcess(_) | ColumnKind::McpScripted) {
             return None;
         }
         let timed = script.attempts.iter().find(|a| a.at_ms.is_some()).map(|a| format!("step `{}`", a.id));
         let timed = timed.or_else(|| script.terminal.as_ref()?.at_ms.map(|_| "the ending".to_string()))?;
         Some(format!("{timed} waits for an instant, and a prompt says what to call, never when"))
+    }
+
+    /// What a harness that runs its own loop cannot be made to do: declare
+    /// a step, since the MCP path gives up loop control.
+    fn beyond_mcp(self, script: &AttackScript, condition: &Condition) -> Option<String> {
+        if self != ColumnKind::McpScripted {
+            return None;
+        }
+        let own = "a harness over MCP runs its own loop and declares no step";
+        if let Some(step) = script.attempts.iter().find(|a| a.step_behind) {
+            return Some(format!("step `{}` is a call declaring a step behind the loop's own; {own}", step.id));
+        }
+        let issued = script.attempts.iter().find(|a| a.over_budget && condition.requires_declared_steps.is_some());
+        issued.map(|step| {
+            format!("step `{}` is the over-budget call a driver issues by declaring the step ceiling; {own}", step.id)
+        })
     }
 
     /// Whether the standard loop sits in the seat, stating `promptHash` and
@@ -138,7 +160,9 @@ impl ColumnKind {
     /// loop: one that grades what the loop states, or ends the way only a
     /// seat behind the loop's driver can.
     fn without_the_loop(self, script: &AttackScript, condition: &Condition) -> Option<String> {
-        if self.runs_the_standard_loop() {
+        // The MCP runtime states `promptHash` and `escalationAsked` as the
+        // loop does, and its harness ends a turn in its own stream.
+        if self.runs_the_standard_loop() || self == ColumnKind::McpScripted {
             return None;
         }
         // One wording for every such column, so a process seat's cell reads
@@ -209,7 +233,8 @@ impl ColumnKind {
             .or_else(|| self.declared_not_applicable(condition))
             .or_else(|| beyond_a_seat(script))
             .or_else(|| self.unwritable_tool(script))
-            .or_else(|| self.untimed_seat(script));
+            .or_else(|| self.untimed_seat(script))
+            .or_else(|| self.beyond_mcp(script, condition));
         for attempt in &script.attempts {
             if attempt.inspect.is_some() {
                 limits.grading.unreachable.insert(

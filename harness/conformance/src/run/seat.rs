@@ -20,6 +20,9 @@ use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
+use sharedos_mcp::bridge::CallIdMinter;
+use sharedos_mcp::runtime::McpHarnessRuntime;
+use sharedos_mcp::scripted_client::{ScriptedCall, ScriptedEnding, ScriptedMcpClient};
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
 use sharedos_process::runtime::CallIdFor;
 use std::rc::Rc;
@@ -131,6 +134,7 @@ pub fn seat(
         ColumnKind::Adversary => Ok(Rc::new(Adversary::new(Rc::clone(script), turn))),
         ColumnKind::ModelScripted => model_seat(seat_script),
         ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
+        ColumnKind::McpScripted => Ok(mcp_seat(seat_script)),
         ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => {
             Err(SeatError::Driver("a process column's seat is started by the runner".into()))
         }
@@ -165,6 +169,31 @@ fn vendor_seat(
     let seated =
         StandardLoop::new(driver, StandardLoopOptions::default()).map_err(|e| SeatError::Driver(e.to_string()))?;
     Ok(Rc::new(seated))
+}
+
+/// A scripted MCP client writing Claude Code's stream, seated behind the
+/// MCP runtime; its calls get the ids the other columns derive, so the
+/// records of both compare.
+fn mcp_seat(seat_script: &SeatScript) -> Rc<dyn RuntimePlugin> {
+    let scripted = |call: &SeatCall| ScriptedCall { tool: call.tool.clone(), arguments: call.arguments.clone() };
+    let ending = match &seat_script.ending {
+        SeatEnding::Complete { .. } => ScriptedEnding::Complete,
+        SeatEnding::Escalate(ask) => ScriptedEnding::Escalate(scripted(ask)),
+        SeatEnding::Stall => ScriptedEnding::Stall,
+        SeatEnding::HangUp => ScriptedEnding::HangUp,
+        SeatEnding::ReportFailure => ScriptedEnding::Failure,
+    };
+    let calls = seat_script.calls.iter().map(scripted).collect();
+    let client = ScriptedMcpClient::new(Vendor::ClaudeCode, calls, ending);
+    let derived = seat_script.call_ids();
+    let (prefix, minted) = (format!("{}.mcp-call", seat_script.execution_id), std::cell::Cell::new(0_u64));
+    let mint: CallIdMinter = Rc::new(move |tool, arguments| {
+        derived(tool, arguments).unwrap_or_else(|| {
+            minted.set(minted.get() + 1);
+            format!("{prefix}-{}", minted.get())
+        })
+    });
+    Rc::new(McpHarnessRuntime::new(Vendor::ClaudeCode, Rc::new(client), mint))
 }
 
 /// The model column's identity: the standard loop with a scripted model.

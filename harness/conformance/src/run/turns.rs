@@ -111,7 +111,7 @@ pub async fn run_turns(
                     }
                 })
             }
-            ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) => Seated::Driven(
+            ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) | ColumnKind::McpScripted => Seated::Driven(
                 seat(column, script, turn, &seat_script, cache)
                     .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
             ),

@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 /// Every driven cell of the matrix family: column -> row -> cell.
 fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
     let suite = committed_suite();
-    let driven: Vec<String> = columns(&[]).iter().filter(|c| c.kind.is_driven()).map(|c| c.id.to_string()).collect();
+    let driven: Vec<String> =
+        columns(&[]).iter().filter(|c| c.kind.runs_the_standard_loop()).map(|c| c.id.to_string()).collect();
     assert_eq!(driven.len(), 5);
     let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };
     let planned = plan(&suite, &selection);

@@ -18,6 +18,7 @@ mod judging;
 mod loader;
 mod markdown;
 mod matrix_rules;
+mod mcp_column;
 mod messaging_rows;
 mod process_seat;
 mod reason_codes;

@@ -1,0 +1,16 @@
+//! The MCP harness runtime: a vendor CLI keeps its own loop and its own
+//! model, and the turn's permission-filtered catalogue is served to it as
+//! a turn-scoped MCP server (40-messaging-drivers §5). Every `tools/call`
+//! still goes through the envelope and the kernel; what is given up is
+//! control of the loop.
+#![forbid(unsafe_code)]
+
+pub mod bridge;
+pub mod call_result;
+pub mod catalog;
+pub mod ending;
+pub mod harness;
+pub mod latch;
+pub mod runtime;
+pub mod scripted_client;
+pub mod server;

@@ -1,0 +1,201 @@
+//! The MCP harness runtime: a `RuntimePlugin` that serves the turn's
+//! catalogue to a harness running its own loop, and reads the turn's
+//! ending from what the harness writes (40-messaging-drivers §5.3).
+
+use crate::bridge::{open_bridge, CallIdMinter, CallStamp};
+use crate::catalog::PublishedCatalog;
+use crate::ending::harness_outcome;
+use crate::harness::{Connection, HarnessLaunch, McpHarness};
+use crate::latch::EscalationLatch;
+use crate::server::{McpToolServer, ServerIdentity};
+use futures::future::LocalBoxFuture;
+use serde_json::{json, Map, Value};
+use sharedos_drivers::seat::{seat_text, SeatTextOptions};
+use sharedos_drivers::standard_loop::PROMPT_HASH_ANNOTATION;
+use sharedos_drivers::vendor::Vendor;
+use sharedos_envelope::error::RuntimeFailure;
+use sharedos_envelope::host::RuntimeHost;
+use sharedos_envelope::runtime::RuntimePlugin;
+use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
+use sharedos_model::message::PROTOCOL_VERSION;
+use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_port::signal::AbortSignal;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// The alias namespace and `serverInfo.name` unless a seat names another.
+pub const DEFAULT_SERVER_NAME: &str = "sharedos";
+/// The version of this runtime, as its manifest and `serverInfo` say.
+pub const MCP_RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// How many bytes the in-memory stream buffers each way.
+const IN_MEMORY_BUFFER: usize = 1 << 16;
+
+/// A model a harness is said to run: recorded, never selected (D51).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredModel {
+    /// The model id.
+    pub id: String,
+    /// Its provider, when known.
+    pub provider: Option<String>,
+}
+
+/// The runtime's manifest for a harness of `vendor`.
+#[must_use]
+pub fn mcp_manifest(vendor: Vendor) -> RuntimeManifest {
+    let mut metadata = Map::new();
+    metadata.insert("harness".into(), json!(vendor.id()));
+    metadata.insert("toolshare".into(), json!("mcp"));
+    metadata.insert("wireProtocol".into(), json!(vendor.protocol().id()));
+    metadata.insert("executionModel".into(), json!("harness-owned-loop"));
+    RuntimeManifest {
+        id: format!("sharedos.mcp.{}", vendor.id()),
+        version: MCP_RUNTIME_VERSION.to_string(),
+        protocol_version: PROTOCOL_VERSION.to_string(),
+        metadata: Some(metadata),
+    }
+}
+
+/// One harness seated behind MCP.
+pub struct McpHarnessRuntime {
+    vendor: Vendor,
+    harness: Rc<dyn McpHarness>,
+    server_name: String,
+    model: Option<DeclaredModel>,
+    mint: CallIdMinter,
+}
+
+impl std::fmt::Debug for McpHarnessRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHarnessRuntime")
+            .field("vendor", &self.vendor)
+            .field("harness", &self.harness.id())
+            .field("server_name", &self.server_name)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHarnessRuntime {
+    /// `harness`, whose stdout is read by `vendor`'s codec, its calls given
+    /// the SharedOS ids `mint` derives.
+    #[must_use]
+    pub fn new(vendor: Vendor, harness: Rc<dyn McpHarness>, mint: CallIdMinter) -> McpHarnessRuntime {
+        McpHarnessRuntime { vendor, harness, server_name: DEFAULT_SERVER_NAME.to_string(), model: None, mint }
+    }
+
+    /// The same runtime, recording `model` as the one the harness runs.
+    #[must_use]
+    pub fn with_model(mut self, model: DeclaredModel) -> McpHarnessRuntime {
+        self.model = Some(model);
+        self
+    }
+
+    /// How the harness was connected (§5.3 `harnessMetadata`).
+    fn metadata(&self, catalog_hash: &str, aliases: &[(String, String)]) -> Map<String, Value> {
+        let mut metadata = Map::new();
+        metadata.insert("harness".into(), json!(self.harness.id()));
+        metadata.insert("toolshare".into(), json!("mcp"));
+        metadata.insert("mcpServer".into(), json!(self.server_name));
+        metadata.insert("catalogHash".into(), json!(catalog_hash));
+        if let Some(model) = &self.model {
+            metadata.insert("model".into(), json!(model.id));
+            if let Some(provider) = &model.provider {
+                metadata.insert("modelProvider".into(), json!(provider));
+            }
+        }
+        if !aliases.is_empty() {
+            let aliases: Vec<Value> =
+                aliases.iter().map(|(alias, tool)| json!({ "alias": alias, "tool": tool })).collect();
+            metadata.insert("toolAliases".into(), Value::Array(aliases));
+        }
+        metadata
+    }
+
+    async fn run_turn(
+        &self,
+        request: Rc<RuntimeTurnRequest>,
+        host: RuntimeHost,
+        signal: AbortSignal,
+    ) -> Result<Value, RuntimeFailure> {
+        let text =
+            seat_text(&SeatTextOptions::default(), &request).map_err(|e| RuntimeFailure::message(e.to_string()))?;
+        // Stated before anything is served or started, so a turn cancelled
+        // at any later point still records what it was told (D40).
+        host.annotate(PROMPT_HASH_ANNOTATION, json!(text.prompt_hash)).map_err(RuntimeFailure::Host)?;
+        let catalog = Arc::new(
+            PublishedCatalog::new(&request.execution_id, &request.tools)
+                .map_err(|e| RuntimeFailure::message(e.to_string()))?,
+        );
+        let now = request.context.now.clone();
+        let offered = request.tools.iter().any(|tool| tool.name == ESCALATION_TOOL);
+        let latch = EscalationLatch::new(
+            host,
+            offered,
+            Rc::new({
+                let now = now.clone();
+                move || now.clone()
+            }),
+        );
+        let stamp = CallStamp { trace_id: request.context.trace_id.clone(), now: Rc::new(move || now.clone()) };
+        let (mut bridge, sender) = open_bridge();
+        let identity = ServerIdentity {
+            name: self.server_name.clone(),
+            version: MCP_RUNTIME_VERSION.to_string(),
+            instructions: text.instructions.clone(),
+        };
+        let server = McpToolServer::new(Arc::clone(&catalog), sender, &identity);
+        let (server_end, harness_end) = tokio::io::duplex(IN_MEMORY_BUFFER);
+        let stop_serving = tokio_util::sync::CancellationToken::new();
+        let serving = tokio::spawn(serve_until(server, server_end, stop_serving.clone()));
+        let launch = HarnessLaunch {
+            execution_id: request.execution_id.clone(),
+            prompt: text.prompt.clone(),
+            connection: Connection::InMemory(harness_end),
+        };
+        let exit = tokio::select! {
+            exit = self.harness.run(launch) => Some(exit),
+            // The bridge's channel ends only with the server; a harness that
+            // left still decides the turn, by its exit.
+            () = async { bridge.serve(&latch, &self.mint, &stamp).await; std::future::pending().await } => None,
+            () = signal.aborted() => None,
+        };
+        // Nothing outlives the turn, in this order (D44): the bridge first,
+        // so a harness still mid-call is refused by a closed bridge, then
+        // the server.
+        let aliases = bridge.aliases();
+        drop(bridge);
+        stop_serving.cancel();
+        let _ = serving.await;
+        let Some(exit) = exit else {
+            return Err(RuntimeFailure::message("run the MCP harness: the turn stopped before it exited"));
+        };
+        let outcome = harness_outcome(self.harness.id(), self.vendor.protocol().as_ref(), &exit);
+        Ok(latch.settle(outcome, self.metadata(&catalog.catalog_hash, &aliases)))
+    }
+}
+
+/// Serves one connection until the client leaves or `stop` is cancelled.
+async fn serve_until(
+    server: McpToolServer,
+    stream: tokio::io::DuplexStream,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    use rmcp::ServiceExt;
+    let Ok(running) = server.serve_with_ct(stream, stop.clone()).await else { return };
+    let _ = running.waiting().await;
+}
+
+impl RuntimePlugin for McpHarnessRuntime {
+    fn manifest(&self) -> RuntimeManifest {
+        mcp_manifest(self.vendor)
+    }
+
+    fn run<'a>(
+        &'a self,
+        request: Rc<RuntimeTurnRequest>,
+        host: RuntimeHost,
+        signal: AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Value, RuntimeFailure>> {
+        Box::pin(self.run_turn(request, host, signal))
+    }
+}

@@ -1,0 +1,8 @@
+//! The MCP harness runtime's rules (40-messaging-drivers §5, D40–D54),
+//! each against the reference kernel and envelope, with rmcp's own client
+//! in the harness's seat.
+
+mod endings;
+mod server_rules;
+mod support;
+mod turn_rules;
