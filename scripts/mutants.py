@@ -79,11 +79,25 @@ def equivalent(handling):
     return handling.startswith("equivalent")
 
 
+def removed(handling):
+    """A survivor in code nothing called, removed with it: no mutant is left to run."""
+    return handling.startswith("removed")
+
+
+def justified(handling):
+    return equivalent(handling) or removed(handling)
+
+
+def moved_key(name):
+    """A mutant's name without its line, which moves when code above it does."""
+    return re.sub(r":\d+:(\d+):", r":\1:", name, count=1)
+
+
 def survivors_to_rerun():
     """Survivors of the committed results not justified as equivalent."""
     results = load(RESULTS)
     handled = load(HANDLED) if os.path.exists(HANDLED) else {}
-    return sorted(n for n, o in results["outcomes"].items() if o == "missed" and not equivalent(handled.get(n, "")))
+    return sorted(n for n, o in results["outcomes"].items() if o == "missed" and not justified(handled.get(n, "")))
 
 
 def sample_command(args):
@@ -93,7 +107,9 @@ def sample_command(args):
         sys.exit("mutants: --shard takes k/n with 1 <= k <= n, not %s" % args.shard)
     sample, chosen = pick(listed, args.size, args.seed, shard)
     if args.rerun:
-        chosen = [name for name in survivors_to_rerun() if name in set(listed)]
+        # A survivor whose lines moved is found again by its name without them.
+        open_keys = {moved_key(name) for name in survivors_to_rerun()}
+        chosen = sorted(name for name in set(listed) if moved_key(name) in open_keys)
         if not chosen:
             sys.exit("mutants: no open survivor to run again")
     write(args.names, "".join(name + "\n" for name in chosen))
@@ -143,7 +159,8 @@ def render(results, handled):
     counts = {kind: sum(1 for o in runs.values() if o == kind) for kind in OUTCOMES.values()}
     survivors = sorted(n for n, o in runs.items() if o == "missed")
     timed_out = sorted(n for n, o in runs.items() if o == "timeout")
-    justified = [n for n in survivors if equivalent(handled.get(n, ""))]
+    equivalents = [n for n in survivors if equivalent(handled.get(n, ""))]
+    gone = [n for n in survivors if removed(handled.get(n, ""))]
     killed_later = results.get("killedLater", [])
     viable = counts["caught"] + counts["missed"]
     killed = counts["caught"]
@@ -163,10 +180,11 @@ def render(results, handled):
             counts["caught"], counts["missed"], counts["timeout"], counts["unviable"]),
         "- Score: %s (caught of caught and missed; 95 %% Wilson interval %.1f–%.1f %%)" % (
             ("%.1f %%" % (100.0 * killed / viable)) if viable else "n/a", 100 * low, 100 * high),
-        "- Survivors justified as equivalent: %d of %d" % (len(justified), len(survivors)),
+        "- Survivors justified: %d of %d (%d equivalent, %d in code nothing called, removed with it)" % (
+            len(equivalents) + len(gone), len(survivors), len(equivalents), len(gone)),
         "- Missed at first, caught after new tests: %d" % len(killed_later),
         "",
-        "A survivor is either justified as equivalent or run again (`RERUN=1 scripts/mutants.sh`) once "
+        "A survivor is either justified (equivalent, or in dead code that was removed) or run again (`RERUN=1 scripts/mutants.sh`) once "
         "a test or row meant to kill it exists; the score counts what that run found. A mutant whose "
         "tests ran past the timeout is counted apart, as cargo-mutants does: it is neither caught nor "
         "missed, and each is looked at below.",
@@ -196,6 +214,9 @@ def report_command(args):
         with open(args.names, encoding="utf-8") as handle:
             sampled = set(handle.read().split("\n")) - {""}
         fresh_outcomes = {name: o for name, o in fresh_outcomes.items() if name in sampled}
+    # A re-run mutant whose lines moved is recorded under the name it was sampled by.
+    earlier = {moved_key(name): name for name in results["outcomes"]}
+    fresh_outcomes = {earlier.get(moved_key(name), name): o for name, o in fresh_outcomes.items()}
     killed_later = set(results.get("killedLater", []))
     for name, outcome in fresh_outcomes.items():
         if outcome == "caught" and results["outcomes"].get(name) in ("missed", "timeout"):

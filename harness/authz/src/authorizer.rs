@@ -479,3 +479,27 @@ fn delegation_denial(code: ReasonCode, chain_code: &str, grant_id: &str) -> Deci
     metadata.insert("delegation".to_string(), json!({ "code": chain_code, "grantId": grant_id }));
     Decision { metadata: Some(metadata), ..Decision::deny(code) }
 }
+
+#[cfg(test)]
+mod rejection_tests {
+    use super::Rejection;
+
+    /// The audit log's spellings are data other tools read: each is pinned.
+    #[test]
+    fn every_rejection_has_its_own_audit_spelling() {
+        let spelled = [
+            (Rejection::Issuer, "issuer"),
+            (Rejection::Subject, "subject"),
+            (Rejection::Namespace, "namespace"),
+            (Rejection::Window, "window"),
+            (Rejection::Purpose, "purpose"),
+            (Rejection::Verifier, "verifier"),
+            (Rejection::Capability, "capability"),
+            (Rejection::Delegation, "delegation"),
+            (Rejection::Exhausted, "exhausted"),
+        ];
+        for (rejection, spelling) in spelled {
+            assert_eq!(rejection.as_str(), spelling);
+        }
+    }
+}

@@ -111,18 +111,6 @@ pub enum ChainVerdict {
     },
 }
 
-impl ChainVerdict {
-    /// The code's audit spelling, `None` when valid.
-    #[must_use]
-    pub fn code(&self) -> Option<&'static str> {
-        match self {
-            ChainVerdict::Valid { .. } => None,
-            ChainVerdict::Invalid { code, .. } => Some(code.as_str()),
-            ChainVerdict::Unverified { code, .. } => Some(code.as_str()),
-        }
-    }
-}
-
 fn invalid(code: InvalidCode, grant_id: &str) -> ChainVerdict {
     ChainVerdict::Invalid { code, grant_id: grant_id.to_string() }
 }

@@ -77,12 +77,6 @@ impl TurnDeadlines {
         &self.soft
     }
 
-    /// The configured grace in milliseconds.
-    #[must_use]
-    pub fn grace_ms(&self) -> u64 {
-        self.grace_ms
-    }
-
     /// Stops taking new work because of `reason` (an audit outage): the soft
     /// signal fires now, the hard one after the grace (at once without one).
     /// The hard deadline keeps running, so the stop is the earlier of both.
@@ -135,5 +129,34 @@ impl TurnDeadlines {
                 state.armed.set(state.armed.get().saturating_sub(1));
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A drain arms the grace timer once, and never on a pair whose hard
+    /// signal already fired or that was disposed: a timer armed then would
+    /// outlive the turn.
+    #[test]
+    fn a_drain_arms_one_grace_timer_and_none_once_stopped_or_disposed() {
+        let tasks = TaskSet::new();
+        let pair = TurnDeadlines::start(None, 10_000, 5_000, &tasks);
+        assert_eq!(pair.armed_timers(), 2, "the soft and the hard deadline");
+        pair.drain(AbortReason::Draining);
+        assert_eq!(pair.armed_timers(), 3);
+        pair.drain(AbortReason::Draining);
+        assert_eq!(pair.armed_timers(), 3, "a second drain arms no second timer");
+
+        let stopped = TurnDeadlines::start(None, 10_000, 5_000, &tasks);
+        stopped.hard().abort(AbortReason::Timeout);
+        stopped.drain(AbortReason::Draining);
+        assert_eq!(stopped.armed_timers(), 2, "nothing is armed after the hard signal");
+
+        let disposed = TurnDeadlines::start(None, 10_000, 5_000, &tasks);
+        disposed.dispose();
+        disposed.drain(AbortReason::Draining);
+        assert_eq!(disposed.armed_timers(), 0, "nothing is armed after disposal");
     }
 }

@@ -64,12 +64,6 @@ impl Executor {
         &self.manifest
     }
 
-    /// The executor's options.
-    #[must_use]
-    pub fn options(&self) -> &ExecutorOptions {
-        &self.options
-    }
-
     /// Runs one turn and records its ending with the kernel.
     ///
     /// # Errors

@@ -69,13 +69,6 @@ impl VirtualClock {
         let elapsed = tokio::time::Instant::now().saturating_duration_since(self.origin);
         self.start.plus_millis(i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
     }
-
-    /// Milliseconds elapsed since the clock was made.
-    #[must_use]
-    pub fn elapsed_ms(&self) -> u64 {
-        let elapsed = tokio::time::Instant::now().saturating_duration_since(self.origin);
-        u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-    }
 }
 
 impl Default for VirtualClock {

@@ -74,3 +74,16 @@ impl RetryLedger {
         self.outage.borrow().clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_with_the_kernel_makes_a_retry_unsafe_until_it_answers() {
+        let ledger = RetryLedger::new();
+        assert!(ledger.safe_to_retry());
+        ledger.write_sent();
+        assert!(!ledger.safe_to_retry(), "a write in flight could still take effect");
+    }
+}

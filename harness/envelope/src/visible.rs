@@ -90,3 +90,44 @@ fn reachable(entry: &Capability, tools: &[Arc<ToolDefinition>]) -> bool {
 fn prefix_related(a: &[String], b: &[String]) -> bool {
     a.iter().zip(b.iter()).all(|(x, y)| x == y)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(path: &[&str]) -> Arc<ToolDefinition> {
+        Arc::new(
+            serde_json::from_value(json!({
+                "name": "files.read", "description": "Reads.", "namespace": "files", "source": "sharedos",
+                "readWrite": "read", "inputSchema": {"type": "object"},
+                "requiredCapability": {"action": "read", "resource": {"namespace": "files", "path": path}},
+            }))
+            .unwrap(),
+        )
+    }
+
+    fn entry(namespace: &str, path: &[&str]) -> Capability {
+        serde_json::from_value(json!({
+            "actions": ["read"], "resource": {"namespace": namespace, "path": path}, "scope": "descendants"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn reach_keeps_only_entries_on_a_path_prefix_of_an_effective_tools_resource() {
+        let tools = [tool(&["workspace", "docs"])];
+        let reach = vec![
+            entry("files", &["workspace"]),
+            entry("files", &["workspace", "docs", "a"]),
+            entry("files", &["workspace", "secrets"]),
+            entry("files", &["other"]),
+            entry("mail", &["workspace"]),
+        ];
+        let Reach::Computed { reach } = narrow_reach(Reach::Computed { reach }, &tools) else {
+            panic!("a computed reach stays computed");
+        };
+        let kept: Vec<Vec<String>> = reach.iter().map(|e| e.resource.path.clone()).collect();
+        assert_eq!(kept, [vec!["workspace".to_string()], vec!["workspace".into(), "docs".into(), "a".into()]]);
+    }
+}
