@@ -1,7 +1,7 @@
 //! The turn-scoped MCP server: `initialize`, `tools/list` and `tools/call`
 //! over rmcp, with every call handed to the turn through the bridge.
 
-use crate::bridge::{BridgeError, BridgeSender, Invocation};
+use crate::bridge::{BridgeSender, Invocation};
 use crate::call_result::to_call_tool_result;
 use crate::catalog::PublishedCatalog;
 use rmcp::model::{
@@ -104,9 +104,7 @@ impl ServerHandler for McpToolServer {
         };
         match self.bridge.invoke(invocation).await {
             Ok(result) => Ok(to_call_tool_result(&result, self.catalog.tool(&result.tool)).into()),
-            Err(error @ (BridgeError::Closed | BridgeError::Host(_))) => {
-                Err(ErrorData::internal_error(format!("failed to {error}"), None))
-            }
+            Err(error) => Err(ErrorData::internal_error(format!("failed to {error}"), None)),
         }
     }
 }

@@ -6,33 +6,20 @@
 
 use crate::support;
 
-use support::committed_suite;
+use support::cells_by_column;
 
 use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::output::manifest::Cell;
 use sharedos_conformance::run::column::columns;
-use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::run::matrix::Selection;
 use std::collections::BTreeMap;
 
 /// Every driven cell of the matrix family: column -> row -> cell.
 fn driven_cells() -> BTreeMap<String, BTreeMap<String, Cell>> {
-    let suite = committed_suite();
     let driven: Vec<String> =
         columns(&[]).iter().filter(|c| c.kind.runs_the_standard_loop()).map(|c| c.id.to_string()).collect();
     assert_eq!(driven.len(), 5);
-    let selection = Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() };
-    let planned = plan(&suite, &selection);
-    let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
-    for (planned, result) in run_all(&suite, &planned, RunSettings { jobs: 2, ..RunSettings::default() }) {
-        let cell = match (planned.declared, result) {
-            (Some(cell), _) => cell,
-            (None, Some(run)) => run.expect("the cell runs").cell,
-            (None, None) => unreachable!("an undeclared cell is run"),
-        };
-        let row = format!("{}/{}", planned.key.case, planned.key.condition);
-        by_column.entry(planned.key.column).or_default().insert(row, cell);
-    }
-    by_column
+    cells_by_column(&Selection { families: vec!["matrix".into()], columns: driven, ..Selection::default() })
 }
 
 #[test]

@@ -4,11 +4,11 @@
 
 use crate::support;
 
-use support::committed_suite;
+use support::cells_by_column;
 
 use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::output::manifest::Cell;
-use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::run::matrix::Selection;
 use std::collections::BTreeMap;
 
 const MCP: &str = "mcp-scripted";
@@ -17,21 +17,7 @@ const CLAUDE: &str = "claude-code-scripted";
 
 /// Every cell of these columns, over every family: column -> row -> cell.
 fn cells(columns: &[&str]) -> BTreeMap<String, BTreeMap<String, Cell>> {
-    let suite = committed_suite();
-    let selection = Selection { columns: columns.iter().map(|c| c.to_string()).collect(), ..Selection::default() };
-    let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
-    for (planned, result) in
-        run_all(&suite, &plan(&suite, &selection), RunSettings { jobs: 2, ..RunSettings::default() })
-    {
-        let cell = match (planned.declared, result) {
-            (Some(cell), _) => cell,
-            (None, Some(run)) => run.expect("the cell runs").cell,
-            (None, None) => unreachable!("an undeclared cell is run"),
-        };
-        let row = format!("{}/{}", planned.key.case, planned.key.condition);
-        by_column.entry(planned.key.column).or_default().insert(row, cell);
-    }
-    by_column
+    cells_by_column(&Selection { columns: columns.iter().map(|c| c.to_string()).collect(), ..Selection::default() })
 }
 
 #[test]

@@ -4,8 +4,10 @@
 
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::CellKey;
+use sharedos_conformance::output::manifest::Cell;
 use sharedos_conformance::run::cell::CellRun;
-use sharedos_conformance::run::matrix::{run_planned, PlannedCell};
+use sharedos_conformance::run::matrix::{plan, run_all, run_planned, PlannedCell, RunSettings, Selection};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The repository root, which holds `cases/`, `adversaries/` and `golden/`.
@@ -37,4 +39,23 @@ pub fn adversary_run(suite: &Suite, case: &str, condition: &str) -> CellRun {
 pub fn column_run(suite: &Suite, case: &str, condition: &str, column: &str) -> CellRun {
     let key = CellKey { case: case.into(), condition: condition.into(), column: column.into() };
     run_planned(suite, &PlannedCell { key, declared: None }).expect("the cell runs")
+}
+
+/// Every graded cell `selection` picks from the committed suite, declared
+/// or run: column -> `case/condition` -> cell.
+pub fn cells_by_column(selection: &Selection) -> BTreeMap<String, BTreeMap<String, Cell>> {
+    let suite = committed_suite();
+    let mut by_column: BTreeMap<String, BTreeMap<String, Cell>> = BTreeMap::new();
+    for (planned, result) in
+        run_all(&suite, &plan(&suite, selection), RunSettings { jobs: 2, ..RunSettings::default() })
+    {
+        let cell = match (planned.declared, result) {
+            (Some(cell), _) => cell,
+            (None, Some(run)) => run.expect("the cell runs").cell,
+            (None, None) => unreachable!("an undeclared cell is run"),
+        };
+        let row = format!("{}/{}", planned.key.case, planned.key.condition);
+        by_column.entry(planned.key.column).or_default().insert(row, cell);
+    }
+    by_column
 }
