@@ -84,8 +84,13 @@ def removed(handling):
     return handling.startswith("removed")
 
 
+def hangs(handling):
+    """A timeout looked at and found to spin for ever: its tests can only fail by timing out."""
+    return handling.startswith("hangs")
+
+
 def justified(handling):
-    return equivalent(handling) or removed(handling)
+    return equivalent(handling) or removed(handling) or hangs(handling)
 
 
 def moved_key(name):
@@ -94,10 +99,14 @@ def moved_key(name):
 
 
 def survivors_to_rerun():
-    """Survivors of the committed results not justified as equivalent."""
+    """Mutants of the committed results that were missed or timed out and
+    are not justified: a timeout is run again too, since a settle limit or a
+    new test may turn it into a catch."""
     results = load(RESULTS)
     handled = load(HANDLED) if os.path.exists(HANDLED) else {}
-    return sorted(n for n, o in results["outcomes"].items() if o == "missed" and not justified(handled.get(n, "")))
+    return sorted(
+        n for n, o in results["outcomes"].items() if o in ("missed", "timeout") and not justified(handled.get(n, ""))
+    )
 
 
 def sample_command(args):
