@@ -19,11 +19,13 @@ pub const HARNESS_EXITED_WITHOUT_OUTCOME: &str = "harness_exited_without_outcome
 /// completes with the prose it wrote and any other exit fails.
 #[must_use]
 pub fn harness_outcome(id: &str, protocol: &dyn HarnessProtocol, exit: &HarnessExit) -> Value {
-    let (code, stdout) = match exit {
+    let (code, stdout): (i32, &[String]) = match exit {
         HarnessExit::NotStarted { .. } => {
             return fail(ProtocolError::new(HARNESS_NOT_STARTED, format!("The {id} CLI could not be started.")));
         }
         HarnessExit::Exited { code, stdout } => (*code, stdout),
+        // Stopped by the turn's signal: it said nothing that decides the turn.
+        HarnessExit::Stopped => (-1, &[]),
     };
     let mut messages = Vec::new();
     for frame in stdout.iter().filter_map(|line| serde_json::from_str::<Map<String, Value>>(line).ok()) {

@@ -3,14 +3,44 @@
 //! stream shape.
 
 use futures::future::LocalBoxFuture;
+use sharedos_port::signal::AbortSignal;
+use std::path::PathBuf;
 use tokio::io::DuplexStream;
 
-/// How the harness reaches the turn's server.
+/// How a harness asks to reach the turn's server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// An in-memory stream on the cell's own runtime and clock: what the
+    /// committed column's scripted client uses, so virtual time stays exact.
+    #[default]
+    InMemory,
+    /// Streamable HTTP on a loopback port (a live CLI, on a real clock).
+    Http,
+    /// A stdio MCP server the harness starts itself: a relay command that
+    /// carries its stdin and stdout to the turn's socket.
+    Stdio,
+}
+
+/// Where the catalogue is served, as the harness is told it.
 #[derive(Debug)]
 pub enum Connection {
     /// One end of an in-memory stream carrying MCP's stdio framing
-    /// (newline-delimited JSON), on the cell's own runtime and clock.
+    /// (newline-delimited JSON).
     InMemory(DuplexStream),
+    /// A streamable HTTP endpoint.
+    Http {
+        /// `http://127.0.0.1:<port>/mcp`.
+        url: String,
+        /// The bearer token the server requires, when it requires one.
+        token: Option<String>,
+    },
+    /// The command a harness runs as its stdio MCP server.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
 }
 
 /// What a harness is started with.
@@ -20,8 +50,16 @@ pub struct HarnessLaunch {
     pub execution_id: String,
     /// The prompt the seat composed.
     pub prompt: String,
+    /// The MCP server's name: the harness's alias namespace.
+    pub server_name: String,
     /// Where the catalogue is served.
     pub connection: Connection,
+    /// A scratch folder for the harness's config files, deleted when the
+    /// turn ends; `None` for an in-memory harness.
+    pub workspace: Option<PathBuf>,
+    /// The turn's hard signal: once it fires the harness is stopped and
+    /// [`McpHarness::run`] returns [`HarnessExit::Stopped`].
+    pub signal: AbortSignal,
 }
 
 /// How a harness ended, as a process would.
@@ -40,6 +78,8 @@ pub enum HarnessExit {
         /// Why.
         detail: String,
     },
+    /// The turn's hard signal fired first and the harness was stopped.
+    Stopped,
 }
 
 /// A harness the MCP runtime can seat.
@@ -47,7 +87,12 @@ pub trait McpHarness {
     /// The harness's id (`claude-code`, …), as records name it.
     fn id(&self) -> &str;
 
-    /// Runs the harness for one turn until it exits. The runtime stops
-    /// polling it when the turn's hard signal fires.
+    /// How the harness reaches the server.
+    fn transport(&self) -> Transport {
+        Transport::InMemory
+    }
+
+    /// Runs the harness for one turn until it exits, or until the launch's
+    /// signal fires and it has been stopped (nothing of it left running).
     fn run(&self, launch: HarnessLaunch) -> LocalBoxFuture<'_, HarnessExit>;
 }

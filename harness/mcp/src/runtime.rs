@@ -5,8 +5,9 @@
 use crate::bridge::{open_bridge, CallIdMinter, CallStamp};
 use crate::catalog::PublishedCatalog;
 use crate::ending::harness_outcome;
-use crate::harness::{Connection, HarnessLaunch, McpHarness};
+use crate::harness::{HarnessExit, HarnessLaunch, McpHarness};
 use crate::latch::EscalationLatch;
+use crate::serve::{open, ServeOptions};
 use crate::server::{McpToolServer, ServerIdentity};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
@@ -27,8 +28,6 @@ use std::sync::Arc;
 pub const DEFAULT_SERVER_NAME: &str = "sharedos";
 /// The version of this runtime, as its manifest and `serverInfo` say.
 pub const MCP_RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
-/// How many bytes the in-memory stream buffers each way.
-const IN_MEMORY_BUFFER: usize = 1 << 16;
 
 /// A model a harness is said to run: recorded, never selected (D51).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +61,7 @@ pub struct McpHarnessRuntime {
     server_name: String,
     model: Option<DeclaredModel>,
     mint: CallIdMinter,
+    serve_options: ServeOptions,
 }
 
 impl std::fmt::Debug for McpHarnessRuntime {
@@ -80,7 +80,21 @@ impl McpHarnessRuntime {
     /// the SharedOS ids `mint` derives.
     #[must_use]
     pub fn new(vendor: Vendor, harness: Rc<dyn McpHarness>, mint: CallIdMinter) -> McpHarnessRuntime {
-        McpHarnessRuntime { vendor, harness, server_name: DEFAULT_SERVER_NAME.to_string(), model: None, mint }
+        McpHarnessRuntime {
+            vendor,
+            harness,
+            server_name: DEFAULT_SERVER_NAME.to_string(),
+            model: None,
+            mint,
+            serve_options: ServeOptions::default(),
+        }
+    }
+
+    /// The same runtime, serving over HTTP or stdio with `options`.
+    #[must_use]
+    pub fn with_serve_options(mut self, options: ServeOptions) -> McpHarnessRuntime {
+        self.serve_options = options;
+        self
     }
 
     /// The same runtime, recording `model` as the one the harness runs.
@@ -137,6 +151,10 @@ impl McpHarnessRuntime {
             }),
         );
         let stamp = CallStamp { trace_id: request.context.trace_id.clone(), now: Rc::new(move || now.clone()) };
+        // Declared before the bridge so that, should the envelope drop this
+        // turn at its hard deadline, the bridge is dropped (closed) first
+        // and the server and its workspace after it (D44).
+        let serving;
         let (mut bridge, sender) = open_bridge();
         let identity = ServerIdentity {
             name: self.server_name.clone(),
@@ -144,45 +162,38 @@ impl McpHarnessRuntime {
             instructions: text.instructions.clone(),
         };
         let server = McpToolServer::new(Arc::clone(&catalog), sender, &identity);
-        let (server_end, harness_end) = tokio::io::duplex(IN_MEMORY_BUFFER);
-        let stop_serving = tokio_util::sync::CancellationToken::new();
-        let serving = tokio::spawn(serve_until(server, server_end, stop_serving.clone()));
+        let opened = open(self.harness.transport(), server, &self.serve_options)
+            .await
+            .map_err(|e| RuntimeFailure::message(format!("failed to {e}")))?;
+        serving = opened.serving;
         let launch = HarnessLaunch {
             execution_id: request.execution_id.clone(),
             prompt: text.prompt.clone(),
-            connection: Connection::InMemory(harness_end),
+            server_name: self.server_name.clone(),
+            connection: opened.connection,
+            workspace: opened.workspace,
+            signal,
         };
         let exit = tokio::select! {
-            exit = self.harness.run(launch) => Some(exit),
+            exit = self.harness.run(launch) => exit,
             // The bridge's channel ends only with the server; a harness that
             // left still decides the turn, by its exit.
-            () = async { bridge.serve(&latch, &self.mint, &stamp).await; std::future::pending().await } => None,
-            () = signal.aborted() => None,
+            () = async { bridge.serve(&latch, &self.mint, &stamp).await; std::future::pending().await } => {
+                HarnessExit::Stopped
+            }
         };
         // Nothing outlives the turn, in this order (D44): the bridge first,
         // so a harness still mid-call is refused by a closed bridge, then
-        // the server.
+        // the server, then the workspace.
         let aliases = bridge.aliases();
         drop(bridge);
-        stop_serving.cancel();
-        let _ = serving.await;
-        let Some(exit) = exit else {
+        serving.close().await;
+        if exit == HarnessExit::Stopped {
             return Err(RuntimeFailure::message("run the MCP harness: the turn stopped before it exited"));
-        };
+        }
         let outcome = harness_outcome(self.harness.id(), self.vendor.protocol().as_ref(), &exit);
         Ok(latch.settle(outcome, self.metadata(&catalog.catalog_hash, &aliases)))
     }
-}
-
-/// Serves one connection until the client leaves or `stop` is cancelled.
-async fn serve_until(
-    server: McpToolServer,
-    stream: tokio::io::DuplexStream,
-    stop: tokio_util::sync::CancellationToken,
-) {
-    use rmcp::ServiceExt;
-    let Ok(running) = server.serve_with_ct(stream, stop.clone()).await else { return };
-    let _ = running.waiting().await;
 }
 
 impl RuntimePlugin for McpHarnessRuntime {

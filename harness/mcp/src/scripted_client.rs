@@ -56,10 +56,12 @@ impl ScriptedMcpClient {
     }
 
     async fn run_client(&self, launch: HarnessLaunch) -> HarnessExit {
-        let Connection::InMemory(stream) = launch.connection;
         let writer = self.vendor.writer();
         let mut stdout = Vec::new();
         let failed = |stdout: Vec<String>| HarnessExit::Exited { code: 1, stdout };
+        let Connection::InMemory(stream) = launch.connection else {
+            return HarnessExit::NotStarted { detail: "the scripted client connects in memory only".into() };
+        };
         let Ok(client) = ().serve(stream).await else { return failed(stdout) };
         if client.list_all_tools().await.is_err() {
             return failed(stdout);

@@ -57,7 +57,7 @@ fn d49_tool_calls_seen_on_stdout_are_ignored() {
 #[tokio::test(start_paused = true)]
 async fn d49_a_harness_that_never_exits_is_stopped_at_the_deadline_and_the_turn_ends_cancelled() {
     let world = World::baseline();
-    let seat = ScriptHarness { script: Rc::new(|_client| std::future::pending().boxed_local()) };
+    let seat = ScriptHarness::in_memory(Rc::new(|_client| std::future::pending().boxed_local()));
     let mut request = world.request(None);
     request.options = Some(ExecutionOptions { max_steps: None, max_tool_calls: None, timeout_ms: Some(1000) });
     let result = run(&world, runtime(seat), request).await;

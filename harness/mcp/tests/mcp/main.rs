@@ -3,6 +3,8 @@
 //! in the harness's seat.
 
 mod endings;
+mod interop;
+mod recipes;
 mod server_rules;
 mod support;
 mod turn_rules;

@@ -21,7 +21,7 @@ where
     Fut: std::future::Future<Output = (i32, Vec<String>)> + 'static,
 {
     let seen = Rc::clone(seen);
-    ScriptHarness { script: Rc::new(move |client| script(client, Rc::clone(&seen)).boxed_local()) }
+    ScriptHarness::in_memory(Rc::new(move |client| script(client, Rc::clone(&seen)).boxed_local()))
 }
 
 fn to_json(value: &impl serde::Serialize) -> Value {

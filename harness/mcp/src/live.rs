@@ -1,0 +1,184 @@
+//! A vendor CLI seated live behind MCP (40-messaging-drivers §5.5): its
+//! recipe's config written into the turn's workspace, the CLI started with
+//! only the seat's variables, its stdout read for the ending, and nothing
+//! of it left running once the turn is over.
+
+use crate::harness::{HarnessExit, HarnessLaunch, McpHarness, Transport};
+use crate::recipe::{mcp_recipe, McpRecipe, RecipeInput};
+use futures::future::LocalBoxFuture;
+use serde_json::Value;
+use sharedos_drivers::child_process::{ChildMode, HarnessProcess, Launch, ProcessLimits};
+use sharedos_drivers::frame::HarnessStep;
+use sharedos_drivers::transport::TransportError;
+use sharedos_drivers::vendor::Vendor;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a CLI whose stdin stays open may say nothing before its stdin
+/// is closed (D50).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A live CLI and how to start it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveCli {
+    /// Whose CLI, and so which recipe and which codec.
+    pub vendor: Vendor,
+    /// How it reaches the server.
+    pub transport: Transport,
+    /// The program, when not the vendor's own name on `PATH`.
+    pub command: Option<String>,
+    /// Arguments appended to the recipe's.
+    pub args: Vec<String>,
+    /// The only variables it sees, besides those its recipe sets.
+    pub env: BTreeMap<String, String>,
+    /// Bounds on its process and its output.
+    pub limits: ProcessLimits,
+    /// How long it may stay silent with stdin open (D50).
+    pub idle_timeout: Duration,
+}
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub struct LiveHarness {
+    cli: LiveCli,
+}
+
+impl LiveHarness {
+    /// A harness starting `cli` for each turn.
+    #[must_use]
+    pub fn new(cli: LiveCli) -> LiveHarness {
+        LiveHarness { cli }
+    }
+
+    /// The process of one turn, as `recipe` starts it in `workspace`.
+    fn launch(&self, recipe: &McpRecipe, workspace: &Path) -> Launch {
+        let mut launch = Launch::new(self.cli.command.clone().unwrap_or_else(|| recipe.command.clone()))
+            .args(recipe.args.iter().chain(&self.cli.args).cloned())
+            .cwd(workspace)
+            .mode(ChildMode::Observe)
+            .limits(self.cli.limits.clone());
+        for (name, value) in self.cli.env.iter().chain(&recipe.env) {
+            launch = launch.env(name.clone(), value.clone());
+        }
+        launch
+    }
+
+    async fn run_cli(&self, launch: HarnessLaunch) -> HarnessExit {
+        let not_started = |detail: String| HarnessExit::NotStarted { detail };
+        let Some(workspace) = launch.workspace.as_deref() else {
+            return not_started("a live CLI needs a workspace for its config".into());
+        };
+        let input = RecipeInput {
+            server_name: &launch.server_name,
+            connection: &launch.connection,
+            prompt: &launch.prompt,
+            execution_id: &launch.execution_id,
+            workspace,
+            seat_env: &self.cli.env,
+        };
+        let recipe = match mcp_recipe(self.cli.vendor, &input) {
+            Ok(recipe) => recipe,
+            Err(error) => return not_started(error.to_string()),
+        };
+        for file in &recipe.files {
+            if let Err(error) = std::fs::write(workspace.join(&file.name), &file.contents) {
+                return not_started(format!("write {}: {error}", file.name));
+            }
+        }
+        let process = match HarnessProcess::start(&self.launch(&recipe, workspace), launch.signal.clone()) {
+            Ok(process) => process,
+            Err(TransportError::Aborted(_)) => return HarnessExit::Stopped,
+            Err(error) => return not_started(error.to_string()),
+        };
+        let exit = self.converse(&process, &recipe, &launch).await;
+        process.dispose().await;
+        exit
+    }
+
+    /// Writes the recipe's stdin, reads the CLI's stdout until it closes,
+    /// and reports how it exited.
+    async fn converse(&self, process: &HarnessProcess, recipe: &McpRecipe, launch: &HarnessLaunch) -> HarnessExit {
+        let signal = &launch.signal;
+        if let Some(line) = &recipe.stdin {
+            // An early exit shows in the exit code; the write's own error adds nothing.
+            let _ = process.write_line(line, signal.clone()).await;
+        }
+        if !recipe.keep_stdin_open {
+            process.end_input().await;
+        }
+        let protocol = self.cli.vendor.protocol();
+        let mut stdout = Vec::new();
+        let mut ended = false;
+        let mut stderr_seen = process.diagnostics().stderr_bytes;
+        loop {
+            let idle = !process.input_ended();
+            let next = process.next_frame(signal.clone());
+            let next = if idle {
+                match tokio::time::timeout(self.cli.idle_timeout, next).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        // Silence on stdout; stderr output still counts as activity.
+                        let stderr_now = process.diagnostics().stderr_bytes;
+                        if stderr_now == stderr_seen {
+                            process.end_input().await;
+                        }
+                        stderr_seen = stderr_now;
+                        continue;
+                    }
+                }
+            } else {
+                next.await
+            };
+            match next {
+                Ok(Some(frame)) => {
+                    let terminal = protocol
+                        .interpret(&frame)
+                        .iter()
+                        .any(|step| matches!(step, HarnessStep::Complete { .. } | HarnessStep::Failed { .. }));
+                    stdout.push(Value::Object(frame).to_string());
+                    if terminal && !ended {
+                        // The first ending closes stdin: a session CLI exits on it (D50).
+                        ended = true;
+                        process.end_input().await;
+                    }
+                }
+                Ok(None) => break,
+                Err(TransportError::Aborted(_)) => return HarnessExit::Stopped,
+                // Past its deadline or its cap on stray lines: it was killed,
+                // and its exit says so.
+                Err(_) => break,
+            }
+        }
+        let exited = tokio::select! {
+            exited = process.exited() => exited,
+            () = signal.aborted() => return HarnessExit::Stopped,
+        };
+        let code = exited.and_then(|report| report.code).unwrap_or(-1);
+        HarnessExit::Exited { code, stdout }
+    }
+}
+
+impl McpHarness for LiveHarness {
+    fn id(&self) -> &str {
+        self.cli.vendor.id()
+    }
+
+    fn transport(&self) -> Transport {
+        self.cli.transport
+    }
+
+    fn run(&self, launch: HarnessLaunch) -> LocalBoxFuture<'_, HarnessExit> {
+        Box::pin(self.run_cli(launch))
+    }
+}
+
+/// Whether `command` can be started: a path that exists, or a name found on
+/// `path` (the harness's `PATH`).
+#[must_use]
+pub fn command_available(command: &str, path: Option<&std::ffi::OsStr>) -> bool {
+    if command.contains('/') {
+        return Path::new(command).is_file();
+    }
+    path.is_some_and(|path| std::env::split_paths(path).any(|dir| dir.join(command).is_file()))
+}

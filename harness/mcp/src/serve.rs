@@ -1,0 +1,147 @@
+//! Opening and closing the turn's server on the transport a harness asks
+//! for, with the scratch workspace a live harness writes its config into.
+//! Closing keeps §5.3's order: the server first (the port released, the
+//! socket removed), then the workspace.
+
+use crate::harness::{Connection, Transport};
+use crate::http::HttpServing;
+use crate::server::McpToolServer;
+use crate::stdio::{serve_stream, SocketServing};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use tokio_util::sync::CancellationToken;
+
+/// How many bytes the in-memory stream buffers each way.
+const IN_MEMORY_BUFFER: usize = 1 << 16;
+/// The socket a stdio relay connects to, inside the workspace.
+const SOCKET_NAME: &str = "mcp.sock";
+
+/// The command a harness starts as its stdio MCP server; the socket's
+/// path is appended to `args`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelayCommand {
+    /// The program (the harness binary itself, as a rule).
+    pub program: String,
+    /// Its arguments before the socket (`["mcp-relay"]`).
+    pub args: Vec<String>,
+}
+
+/// What the turn's server is served with beyond its transport.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// Over HTTP, require a fresh bearer token per turn.
+    pub token: bool,
+    /// Over stdio, the relay the harness starts.
+    pub relay: Option<RelayCommand>,
+    /// Where workspaces are made; the system's temporary folder by default.
+    pub workspace_root: Option<PathBuf>,
+}
+
+/// Why the server could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The scratch workspace could not be made.
+    #[error("create the harness's workspace: {0}")]
+    Workspace(std::io::Error),
+    /// No loopback port or socket could be bound.
+    #[error("bind the turn's MCP server: {0}")]
+    Bind(std::io::Error),
+    /// A bearer token could not be drawn.
+    #[error("draw a bearer token: {0}")]
+    Token(std::io::Error),
+    /// A stdio harness was seated without a relay to start.
+    #[error("serve over stdio: no relay command is configured")]
+    NoRelay,
+}
+
+/// A turn's open server. Dropped unclosed (a turn stopped at its hard
+/// deadline), it still stops serving and deletes the workspace, in that
+/// order: fields drop in declaration order.
+#[derive(Debug)]
+pub struct Serving {
+    open: Open,
+    workspace: Option<tempfile::TempDir>,
+}
+
+#[derive(Debug)]
+enum Open {
+    InMemory { stop: tokio_util::sync::DropGuard, task: tokio::task::JoinHandle<()> },
+    Http(HttpServing),
+    Socket(SocketServing),
+}
+
+/// A server open to a harness: how to close it, how the harness reaches it,
+/// and the workspace it may write to.
+#[derive(Debug)]
+pub struct Opened {
+    /// Closes the server, then deletes the workspace.
+    pub serving: Serving,
+    /// What the harness is told.
+    pub connection: Connection,
+    /// The workspace's path, when there is one.
+    pub workspace: Option<PathBuf>,
+}
+
+/// Opens `server` over `transport`.
+///
+/// # Errors
+/// When the workspace, the port, the socket or the token cannot be had.
+pub async fn open(transport: Transport, server: McpToolServer, options: &ServeOptions) -> Result<Opened, ServeError> {
+    if transport == Transport::InMemory {
+        let (server_end, harness_end) = tokio::io::duplex(IN_MEMORY_BUFFER);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(serve_stream(server, server_end, stop.clone()));
+        let serving = Serving { open: Open::InMemory { stop: stop.drop_guard(), task }, workspace: None };
+        return Ok(Opened { serving, connection: Connection::InMemory(harness_end), workspace: None });
+    }
+    let workspace = make_workspace(options.workspace_root.as_deref()).map_err(ServeError::Workspace)?;
+    let path = workspace.path().to_path_buf();
+    let (open, connection) = if transport == Transport::Http {
+        let token = if options.token { Some(fresh_token().map_err(ServeError::Token)?) } else { None };
+        let http = HttpServing::start(server, token.clone()).await.map_err(ServeError::Bind)?;
+        let url = http.url();
+        (Open::Http(http), Connection::Http { url, token })
+    } else {
+        let relay = options.relay.clone().ok_or(ServeError::NoRelay)?;
+        let socket = SocketServing::start(server, &path.join(SOCKET_NAME)).map_err(ServeError::Bind)?;
+        let mut args = relay.args;
+        args.push(socket.path().display().to_string());
+        (Open::Socket(socket), Connection::Stdio { command: relay.program, args })
+    };
+    Ok(Opened { serving: Serving { open, workspace: Some(workspace) }, connection, workspace: Some(path) })
+}
+
+impl Serving {
+    /// Closes the server (releasing its port or socket), then deletes the
+    /// workspace: nothing of the turn's serving is left afterwards (D44).
+    pub async fn close(self) {
+        match self.open {
+            Open::InMemory { stop, task } => {
+                drop(stop);
+                let _ = task.await;
+            }
+            Open::Http(http) => http.close().await,
+            Open::Socket(socket) => socket.close().await,
+        }
+        if let Some(workspace) = self.workspace {
+            let _ = workspace.close();
+        }
+    }
+}
+
+fn make_workspace(root: Option<&Path>) -> std::io::Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("sharedos-mcp-");
+    match root {
+        Some(root) => builder.tempdir_in(root),
+        None => builder.tempdir(),
+    }
+}
+
+/// 32 bytes from the system's generator, as hex: never recorded, so it
+/// takes nothing from the run's determinism.
+fn fresh_token() -> std::io::Result<String> {
+    let mut bytes = [0_u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(hex::encode(bytes))
+}
