@@ -3,6 +3,7 @@
 //! why and the attempt stays in the record.
 
 use crate::catalog::{META_CODE, META_STATUS};
+use crate::epoch::{EPOCH, META_PROTOCOL_VERSION};
 use rmcp::model::CallToolResult;
 use serde_json::{json, Map, Value};
 use sharedos_model::tool::{ToolDefinition, ToolOutcome, ToolResult};
@@ -23,6 +24,7 @@ pub fn to_call_tool_result(result: &ToolResult, published: Option<&ToolDefinitio
                 answer.insert("structuredContent".into(), output.clone());
             }
             answer.insert("isError".into(), json!(false));
+            answer.insert("_meta".into(), json!({ META_PROTOCOL_VERSION: EPOCH }));
         }
         ToolOutcome::Denied { error } | ToolOutcome::Failed { error } => {
             let status = result.status().as_str();
@@ -35,7 +37,10 @@ pub fn to_call_tool_result(result: &ToolResult, published: Option<&ToolDefinitio
             }
             answer.insert("content".into(), json!([{ "type": "text", "text": Value::Object(body).to_string() }]));
             answer.insert("isError".into(), json!(true));
-            answer.insert("_meta".into(), json!({ META_STATUS: status, META_CODE: error.code }));
+            answer.insert(
+                "_meta".into(),
+                json!({ META_STATUS: status, META_CODE: error.code, META_PROTOCOL_VERSION: EPOCH }),
+            );
         }
     }
     // Every member above is one CallToolResult reads; the fallback is never

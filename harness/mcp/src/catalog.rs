@@ -2,6 +2,7 @@
 //! the kernel hashes its listing, and the resolution of the names a harness
 //! sends back.
 
+use crate::epoch::{EPOCH, META_PROTOCOL_VERSION};
 use rmcp::model::{ListToolsResult, Tool};
 use serde_json::{json, Map, Value};
 use sharedos_kernel::listing::catalog_hash;
@@ -65,6 +66,7 @@ impl PublishedCatalog {
         let mut meta = Map::new();
         meta.insert(META_CATALOG_HASH.into(), json!(catalog_hash));
         meta.insert(META_EXECUTION_ID.into(), json!(execution_id));
+        meta.insert(META_PROTOCOL_VERSION.into(), json!(EPOCH));
         let listed = serde_json::from_value(json!({ "tools": published, "_meta": meta }))
             .map_err(|e| CatalogError::Tool { tool: String::new(), detail: e.to_string() })?;
         Ok(PublishedCatalog { execution_id: execution_id.to_string(), catalog_hash, tools: tools.to_vec(), listed })

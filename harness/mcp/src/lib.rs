@@ -9,6 +9,7 @@ pub mod bridge;
 pub mod call_result;
 pub mod catalog;
 pub mod ending;
+pub mod epoch;
 pub mod harness;
 pub mod http;
 pub mod latch;

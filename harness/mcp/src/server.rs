@@ -4,9 +4,11 @@
 use crate::bridge::{BridgeSender, Invocation};
 use crate::call_result::to_call_tool_result;
 use crate::catalog::PublishedCatalog;
+use crate::epoch::{check_pin, EPOCH, META_PROTOCOL_VERSION};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    RequestMetaObject, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ServerHandler;
@@ -50,6 +52,7 @@ impl McpToolServer {
             "protocolVersion": ProtocolVersion::V_2025_06_18,
             "capabilities": { "tools": { "listChanged": false } },
             "serverInfo": { "name": identity.name, "version": identity.version },
+            "_meta": { META_PROTOCOL_VERSION: EPOCH },
         });
         if let Some(instructions) = &identity.instructions {
             config["instructions"] = json!(instructions);
@@ -68,6 +71,16 @@ impl ServerHandler for McpToolServer {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        check_pins(request.meta.as_ref(), &context)?;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(
@@ -94,8 +107,10 @@ impl ServerHandler for McpToolServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Refused before the catalogue is read or anything invoked (D53).
+        check_pins(request.meta.as_ref(), &context)?;
         let resolution = self.catalog.resolve(&request.name);
         let invocation = Invocation {
             tool: resolution.tool,
@@ -107,4 +122,11 @@ impl ServerHandler for McpToolServer {
             Err(error) => Err(ErrorData::internal_error(format!("failed to {error}"), None)),
         }
     }
+}
+
+/// Refuses a request pinned to another epoch wherever rmcp left its
+/// `params._meta`: in the context, or, for some requests, in the params.
+fn check_pins(params: Option<&RequestMetaObject>, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    check_pin(params.map(|meta| &meta.0 .0))?;
+    check_pin(Some(&context.meta.0 .0))
 }

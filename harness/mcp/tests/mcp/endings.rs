@@ -88,6 +88,16 @@ fn d54_a_success_is_its_text_and_structured_content_only_for_an_object_under_an_
 }
 
 #[test]
+fn d53_every_call_result_says_it_is_of_epoch_2() {
+    let success = to_call_tool_result(&result("c", "t", ToolOutcome::Succeeded { output: json!("x") }), None);
+    let refusal = ToolOutcome::Denied { error: ProtocolError::new("tool_unavailable", "no") };
+    let refusal = to_call_tool_result(&result("c", "t", refusal), None);
+    for answer in [success, refusal] {
+        assert_eq!(serde_json::to_value(answer).unwrap()["_meta"]["sharedos/protocolVersion"], json!("2"));
+    }
+}
+
+#[test]
 fn d54_a_refusal_is_the_flat_json_of_its_status_code_message_and_retryable() {
     let mut error = ProtocolError::new("tool_unavailable", "no");
     error.retryable = Some(false);
@@ -96,7 +106,10 @@ fn d54_a_refusal_is_the_flat_json_of_its_status_code_message_and_retryable() {
     let body: Value = serde_json::from_str(refused["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(body, json!({"status": "denied", "code": "tool_unavailable", "message": "no", "retryable": false}));
     assert_eq!(refused["isError"], json!(true));
-    assert_eq!(refused["_meta"], json!({"sharedos/status": "denied", "sharedos/code": "tool_unavailable"}));
+    assert_eq!(
+        refused["_meta"],
+        json!({"sharedos/status": "denied", "sharedos/code": "tool_unavailable", "sharedos/protocolVersion": "2"})
+    );
     let failed =
         to_call_tool_result(&result("c", "t", ToolOutcome::Failed { error: ProtocolError::new("boom", "m") }), None);
     let failed = serde_json::to_value(failed).unwrap();

@@ -90,7 +90,9 @@ fn assert_four_calls(seen: &[Value], result: &ExecutionResult) {
     assert!(seen[0].as_array().unwrap().contains(&json!("files.read")), "the catalogue is listed");
     assert_eq!(seen[1]["isError"], json!(false), "the allowed call succeeds");
     assert_eq!(seen[2]["isError"], json!(true));
-    assert_eq!(seen[2]["_meta"], json!({"sharedos/status": "denied", "sharedos/code": "tool_unavailable"}));
+    let refused =
+        json!({"sharedos/status": "denied", "sharedos/code": "tool_unavailable", "sharedos/protocolVersion": "2"});
+    assert_eq!(seen[2]["_meta"], refused);
     assert_eq!(seen[3]["isError"], json!(false), "the ask is taken");
     assert_eq!(seen[4]["isError"], json!(true));
     assert_eq!(seen[4]["_meta"]["sharedos/code"], json!("escalation_pending"));

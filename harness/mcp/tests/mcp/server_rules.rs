@@ -86,3 +86,36 @@ async fn d44_a_call_reaching_a_closed_bridge_is_refused_32603() {
     let refused = raw.answer(call).await;
     assert_eq!(refused["error"]["code"], json!(-32603));
 }
+
+/// The `-32602` answer of a request pinned to another epoch.
+fn assert_refused_for_its_epoch(answer: &Value) {
+    assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+    assert_eq!(answer["error"]["data"], json!({"code": "unsupported_protocol_version", "supportedVersion": "2"}));
+}
+
+#[tokio::test]
+async fn d53_initialize_pinned_to_another_epoch_is_refused_and_an_unpinned_one_is_told_epoch_2() {
+    for pinned in [json!("1"), json!("3"), json!(2)] {
+        let mut raw = serve(true);
+        let asked = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "_meta": {"sharedos/protocolVersion": pinned},
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+        assert_refused_for_its_epoch(&raw.answer(asked).await);
+    }
+    let mut raw = serve(true);
+    let answer = raw.initialize("2025-06-18").await;
+    assert_eq!(answer["result"]["_meta"], json!({"sharedos/protocolVersion": "2"}));
+}
+
+#[tokio::test]
+async fn d53_a_call_pinned_to_another_epoch_is_refused_before_anything_is_invoked() {
+    // Nobody serves this bridge: a call that reached it would never be
+    // answered, so an answer at all shows the invoker was not called.
+    let mut raw = serve(true);
+    raw.initialize("2025-06-18").await;
+    let pinned = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "files.read", "arguments": {}, "_meta": {"sharedos/protocolVersion": "1"}}});
+    assert_refused_for_its_epoch(&raw.answer(pinned).await);
+    let listed = raw.answer(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
+    assert_eq!(listed["result"]["_meta"]["sharedos/protocolVersion"], json!("2"));
+}
