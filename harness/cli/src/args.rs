@@ -39,6 +39,17 @@ pub enum Command {
     /// the vendor's codec extracts, then the turn's outcome and the counts
     /// of ignored lines by kind.
     Decode(DecodeArgs),
+    /// Carry stdin to the MCP socket of a running turn and its answers to
+    /// stdout: the stdio MCP server a live seat's CLI starts (its recipe
+    /// names this command; there is no need to run it by hand).
+    McpRelay(McpRelayArgs),
+}
+
+/// Options of `mcp-relay`.
+#[derive(Debug, Clone, Args)]
+pub struct McpRelayArgs {
+    /// The turn's socket, inside its workspace.
+    pub socket: PathBuf,
 }
 
 /// Options of `certify`. There are no filters: a claim over fewer cases
@@ -51,7 +62,8 @@ pub struct CertifyArgs {
     /// The column to certify (default: the column of `--seat`).
     #[arg(long, value_name = "ID")]
     pub column: Option<String>,
-    /// Seat the runtime this seat file describes, as column `process:<name>`.
+    /// Seat the runtime this seat file describes, as column `process:<name>`
+    /// (or `mcp:<name>`).
     #[arg(long, value_name = "FILE")]
     pub seat: Option<PathBuf>,
     /// The bundle to write: a folder, or one archive when it ends in
@@ -161,7 +173,7 @@ pub struct SelectArgs {
     #[arg(long = "family", value_name = "NAME")]
     pub families: Vec<String>,
     /// Also seat the runtime this seat file describes, as column
-    /// `process:<name>` (repeatable).
+    /// `process:<name>`, or `mcp:<name>` for a live MCP seat (repeatable).
     #[arg(long = "seat", value_name = "FILE")]
     pub seats: Vec<PathBuf>,
     /// How to print results.

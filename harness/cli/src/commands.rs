@@ -29,6 +29,7 @@ pub fn dispatch(command: Command) -> Exit {
         Command::Verify(args) => crate::evidence::verify(&args),
         Command::Diff(args) => crate::evidence::diff(&args),
         Command::Decode(args) => crate::decode::decode(&args),
+        Command::McpRelay(args) => crate::mcp_seats::relay(&args),
     }
 }
 
@@ -52,7 +53,11 @@ fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
     for file in &select.seats {
         suite.add_seat(load_seat(file).map_err(invalid)?).map_err(invalid)?;
     }
-    let unknown_column = select.columns.iter().find(|c| !columns(&suite.seats).iter().any(|k| k.id == c.as_str()));
+    let skipped = crate::mcp_seats::prepare(&mut suite);
+    let unknown_column = select
+        .columns
+        .iter()
+        .find(|c| !skipped.contains(c) && !columns(&suite.seats).iter().any(|k| k.id == c.as_str()));
     if let Some(column) = unknown_column {
         eprintln!("error: no column `{column}`");
         return Err(Exit::Usage);
@@ -106,7 +111,7 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     };
     // An extra seat is not the committed matrix: its reports are not written.
     let full = selection == Selection::default() && args.select.seats.is_empty();
-    let golden = golden_states(&args.select.root, &report, mode);
+    let golden = golden_states(&args.select.root, &suite, &report, mode);
     let mut drift: Vec<String> = golden.values().filter_map(|state| state.drift().map(str::to_string)).collect();
     // Files that could not be written: an I/O failure, not drift.
     let mut unwritten: Vec<String> =
@@ -151,12 +156,17 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     }
 }
 
-/// Compares (or, when blessing, rewrites) every run cell's golden file.
-fn golden_states(root: &Path, report: &Report, mode: Mode) -> BTreeMap<String, GoldenState> {
+/// Compares (or, when blessing, rewrites) every run cell's golden file;
+/// a real-clock column's cells have none.
+fn golden_states(root: &Path, suite: &Suite, report: &Report, mode: Mode) -> BTreeMap<String, GoldenState> {
     let golden = root.join("golden");
+    let real_clock: BTreeSet<&str> =
+        suite.seats.iter().filter(|s| s.on_real_clock()).map(|s| s.column_id.as_str()).collect();
     let mut states = BTreeMap::new();
     for run in &report.cells {
-        let state = if mode == Mode::Bless {
+        let state = if real_clock.contains(run.key.column.as_str()) {
+            GoldenState::RealClock
+        } else if mode == Mode::Bless {
             match bless(&golden, &run.key, &run.snapshot) {
                 Ok(_) => GoldenState::Blessed,
                 Err(error) => GoldenState::Unwritable(format!("failed to {error}")),

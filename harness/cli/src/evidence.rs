@@ -34,6 +34,9 @@ pub fn certify(args: &CertifyArgs) -> Exit {
         eprintln!("error: say which column to certify: --column ID or --seat FILE");
         return Exit::Usage;
     };
+    if crate::mcp_seats::prepare(&mut suite).contains(&column) {
+        return Exit::NothingSelected;
+    }
     let baseline = match crate::baseline::read_baseline(args.baseline.as_deref(), &suite) {
         Ok(baseline) => baseline,
         Err(exit) => return exit,

@@ -17,6 +17,7 @@ mod commands;
 mod decode;
 mod evidence;
 mod exit;
+mod mcp_seats;
 mod stream;
 
 use clap::Parser;

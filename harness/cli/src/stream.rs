@@ -26,6 +26,9 @@ pub enum GoldenState {
     Differs(String),
     /// `bless` could not write it.
     Unwritable(String),
+    /// Not compared, nor blessed: the column runs on a real clock, so its
+    /// records carry wall time and no two runs are alike.
+    RealClock,
 }
 
 impl GoldenState {
@@ -38,6 +41,7 @@ impl GoldenState {
             GoldenState::Missing(_) => "missing",
             GoldenState::Differs(_) => "differs",
             GoldenState::Unwritable(_) => "unwritable",
+            GoldenState::RealClock => "not_compared",
         }
     }
 
@@ -45,7 +49,7 @@ impl GoldenState {
     #[must_use]
     pub fn drift(&self) -> Option<&str> {
         match self {
-            GoldenState::Same | GoldenState::Blessed | GoldenState::Unwritable(_) => None,
+            GoldenState::Same | GoldenState::Blessed | GoldenState::Unwritable(_) | GoldenState::RealClock => None,
             GoldenState::Missing(text) | GoldenState::Differs(text) => Some(text),
         }
     }

@@ -92,6 +92,7 @@ fn prefix_related(a: &[String], b: &[String]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

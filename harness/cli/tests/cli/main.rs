@@ -5,3 +5,4 @@ mod baseline;
 mod decode;
 mod evidence;
 mod hostile;
+mod live_mcp;

@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "3";
+pub const RULES_VERSION: &str = "4";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";

@@ -4,6 +4,9 @@
 
 use crate::input::error::{LoadError, Site};
 use serde::Deserialize;
+use sharedos_drivers::vendor::Vendor;
+use sharedos_mcp::live::DEFAULT_IDLE_TIMEOUT;
+use sharedos_mcp::serve::RelayCommand;
 use sharedos_process::launch::{Launch, SessionLimits};
 use sharedos_process::message::Clock;
 use std::collections::BTreeMap;
@@ -21,6 +24,35 @@ pub enum SeatKind {
     Scripted,
     /// What a live seat is given; receipts are read from the record.
     Prompted,
+    /// A vendor CLI that runs its own loop, served the turn's catalogue
+    /// over MCP and started by its vendor's recipe; graded from the record.
+    Mcp,
+}
+
+/// How a live MCP seat's CLI reaches the turn's server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpTransport {
+    /// Streamable HTTP on a loopback port.
+    #[default]
+    Http,
+    /// A stdio server: the harness's relay, which the CLI starts.
+    Stdio,
+}
+
+/// What an MCP seat adds to its launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpSeat {
+    /// Whose CLI: its recipe, and the codec its stdout is read with.
+    pub vendor: Vendor,
+    /// How it reaches the server.
+    pub transport: McpTransport,
+    /// Whether the HTTP server asks for a fresh bearer token each turn.
+    pub token: bool,
+    /// How long it may stay silent with stdin open (D50).
+    pub idle_timeout: Duration,
+    /// The relay a stdio CLI starts; the runner (the CLI binary) sets it.
+    pub relay: Option<RelayCommand>,
 }
 
 /// How many processes a seat runs.
@@ -44,6 +76,7 @@ pub struct SeatLimits {
     max_ignored_lines: Option<usize>,
     stderr_tail_bytes: Option<usize>,
     shutdown_grace_ms: Option<u64>,
+    idle_timeout_ms: Option<u64>,
 }
 
 /// A seat file as written.
@@ -60,10 +93,20 @@ pub struct SeatFile {
     /// Prose.
     #[serde(default)]
     pub description: Option<String>,
-    /// Scripted or prompted.
+    /// Scripted, prompted or MCP.
     pub kind: SeatKind,
-    /// The program.
-    pub command: String,
+    /// The program; an MCP seat's defaults to its vendor's CLI.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// An MCP seat's vendor.
+    #[serde(default)]
+    pub vendor: Option<String>,
+    /// An MCP seat's transport.
+    #[serde(default)]
+    pub transport: Option<McpTransport>,
+    /// Whether an MCP seat's HTTP server asks for a bearer token (default yes).
+    #[serde(default)]
+    pub token: Option<bool>,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
@@ -76,36 +119,44 @@ pub struct SeatFile {
     /// Variables passed through from the harness's own environment.
     #[serde(default)]
     pub pass_env: Vec<String>,
-    /// The clock.
-    #[serde(default = "virtual_clock")]
-    pub clock: Clock,
-    /// One process per run (the default) or per turn.
+    /// The clock: virtual by default, real for an MCP seat.
     #[serde(default)]
-    pub process: ProcessScope,
+    pub clock: Option<Clock>,
+    /// One process per run (the default) or per turn; an MCP seat starts
+    /// its CLI for each turn.
+    #[serde(default)]
+    pub process: Option<ProcessScope>,
     /// Bounds; each defaults as `PROTOCOL.md` says.
     #[serde(default)]
     pub limits: SeatLimits,
 }
 
-fn virtual_clock() -> Clock {
-    Clock::Virtual
-}
-
 /// A loaded seat: its column and how to start it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seat {
-    /// `process:<name>`.
+    /// `process:<name>`, or `mcp:<name>` for an MCP seat.
     pub column_id: String,
     /// The column's label.
     pub label: String,
-    /// Scripted or prompted.
+    /// Scripted, prompted or MCP.
     pub kind: SeatKind,
+    /// What an MCP seat adds to its launch.
+    pub mcp: Option<McpSeat>,
     /// One process per run or per turn.
     pub process: ProcessScope,
     /// How its process starts.
     pub launch: Launch,
     /// The file it came from.
     pub file: PathBuf,
+}
+
+impl Seat {
+    /// Whether the seat works in real time: its records carry wall time,
+    /// so no two runs of it are alike and it has no golden files.
+    #[must_use]
+    pub fn on_real_clock(&self) -> bool {
+        self.launch.clock == Clock::Real
+    }
 }
 
 impl SeatFile {
@@ -117,7 +168,13 @@ impl SeatFile {
         let site = Site::root(file);
         site.child("name").id(&self.name)?;
         site.child("label").text(&self.label, 64)?;
-        site.child("command").text(&self.command, 4096)?;
+        let mcp = self.mcp_seat(&site)?;
+        let command = match (&self.command, &mcp) {
+            (Some(command), _) => command.clone(),
+            (None, Some(mcp)) => mcp.vendor.executable().to_string(),
+            (None, None) => return Err(site.child("command").out_of_bounds("the program a process seat starts")),
+        };
+        site.child("command").text(&command, 4096)?;
         let mut env = self.env.clone();
         for (i, name) in self.pass_env.iter().enumerate() {
             site.child("passEnv").index(i).text(name, 256)?;
@@ -125,6 +182,23 @@ impl SeatFile {
                 env.insert(name.clone(), value);
             }
         }
+        let limits = self.session_limits(&site)?;
+        let cwd = folder.join(self.cwd.as_deref().unwrap_or("."));
+        let clock = self.clock.unwrap_or(if mcp.is_some() { Clock::Real } else { Clock::Virtual });
+        let launch = Launch { command, args: self.args, cwd: Some(cwd), env, clock, limits };
+        let prefix = if mcp.is_some() { "mcp" } else { "process" };
+        Ok(Seat {
+            column_id: format!("{prefix}:{}", self.name),
+            label: self.label,
+            kind: self.kind,
+            mcp,
+            process: if mcp_is(self.kind) { ProcessScope::PerTurn } else { self.process.unwrap_or_default() },
+            launch,
+            file: file.to_path_buf(),
+        })
+    }
+
+    fn session_limits(&self, site: &Site<'_>) -> Result<SessionLimits, LoadError> {
         let defaults = SessionLimits::default();
         let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
         let limits = SessionLimits {
@@ -135,18 +209,59 @@ impl SeatFile {
             stderr_tail_bytes: self.limits.stderr_tail_bytes.unwrap_or(defaults.stderr_tail_bytes),
             shutdown_grace: ms(self.limits.shutdown_grace_ms, defaults.shutdown_grace),
         };
-        if limits.max_line_bytes == 0 || limits.busy_timeout.is_zero() || limits.startup_timeout.is_zero() {
+        let idle_zero = self.limits.idle_timeout_ms == Some(0);
+        if limits.max_line_bytes == 0 || limits.busy_timeout.is_zero() || limits.startup_timeout.is_zero() || idle_zero
+        {
             return Err(site.child("limits").out_of_bounds("limits above zero"));
         }
-        let cwd = folder.join(self.cwd.as_deref().unwrap_or("."));
-        let launch = Launch { command: self.command, args: self.args, cwd: Some(cwd), env, clock: self.clock, limits };
-        Ok(Seat {
-            column_id: format!("process:{}", self.name),
-            label: self.label,
-            kind: self.kind,
-            process: self.process,
-            launch,
-            file: file.to_path_buf(),
-        })
+        Ok(limits)
     }
+
+    /// What an MCP seat adds, checked; the members only an MCP seat has
+    /// are refused on any other, and what an MCP seat cannot have on it.
+    fn mcp_seat(&self, site: &Site<'_>) -> Result<Option<McpSeat>, LoadError> {
+        let only_mcp = [
+            ("vendor", self.vendor.is_some()),
+            ("transport", self.transport.is_some()),
+            ("token", self.token.is_some()),
+            ("limits/idleTimeoutMs", self.limits.idle_timeout_ms.is_some()),
+        ];
+        if !mcp_is(self.kind) {
+            return match only_mcp.iter().find(|(_, given)| *given) {
+                Some((key, _)) => Err(pointer(site, key).out_of_bounds("nothing here: only an MCP seat has it")),
+                None => Ok(None),
+            };
+        }
+        let not_for_mcp = [
+            ("cwd", self.cwd.is_some(), "nothing here: an MCP seat's CLI runs in its turn's workspace"),
+            ("clock", self.clock == Some(Clock::Virtual), "`real`: an MCP seat's CLI works in real time"),
+            ("process", self.process == Some(ProcessScope::PerRun), "`per-turn`: an MCP seat starts its CLI per turn"),
+        ];
+        if let Some((key, _, expected)) = not_for_mcp.iter().find(|(_, refused, _)| *refused) {
+            return Err(site.child(key).out_of_bounds(*expected));
+        }
+        let vendor_site = site.child("vendor");
+        let Some(vendor) = &self.vendor else {
+            return Err(vendor_site.out_of_bounds("the vendor whose CLI an MCP seat starts"));
+        };
+        let vendor = Vendor::from_id(vendor).ok_or_else(|| {
+            vendor_site.unknown_value(format!("one of {} (not `{vendor}`)", Vendor::ALL.map(Vendor::id).join(", ")))
+        })?;
+        Ok(Some(McpSeat {
+            vendor,
+            transport: self.transport.unwrap_or_default(),
+            token: self.token.unwrap_or(true),
+            idle_timeout: self.limits.idle_timeout_ms.map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
+            relay: None,
+        }))
+    }
+}
+
+fn mcp_is(kind: SeatKind) -> bool {
+    kind == SeatKind::Mcp
+}
+
+/// The site at a `/`-separated path below `site`.
+fn pointer<'a>(site: &Site<'a>, path: &str) -> Site<'a> {
+    path.split('/').fold(site.clone(), |site, key| site.child(key))
 }

@@ -30,6 +30,9 @@ pub enum ColumnKind {
     /// rmcp's client, in memory on the cell's clock, makes the script's
     /// calls as `tools/call` and writes its ending as Claude Code does.
     McpScripted,
+    /// A vendor CLI seated live behind MCP (the suite's seat at this
+    /// index): prompted, on a real clock, graded from the record.
+    LiveMcp(usize),
 }
 
 /// A column of the matrix.
@@ -72,6 +75,7 @@ pub fn columns(seats: &[Seat]) -> Vec<ColumnSpec> {
         kind: match seat.kind {
             SeatKind::Scripted => ColumnKind::Process(index),
             SeatKind::Prompted => ColumnKind::PromptedProcess(index),
+            SeatKind::Mcp => ColumnKind::LiveMcp(index),
         },
     });
     built_in.chain(seated).collect()
@@ -105,8 +109,14 @@ impl ColumnKind {
             ColumnKind::ModelScripted => "a model",
             ColumnKind::VendorScripted(_) => "a harness",
             ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => "a process",
-            ColumnKind::McpScripted => "a harness over MCP",
+            ColumnKind::McpScripted | ColumnKind::LiveMcp(_) => "a harness over MCP",
         }
+    }
+
+    /// Whether the seat is a harness served the catalogue over MCP.
+    #[must_use]
+    pub fn serves_mcp(self) -> bool {
+        matches!(self, ColumnKind::McpScripted | ColumnKind::LiveMcp(_))
     }
 
     /// A model's wire names turn dots into underscores, so a tool whose name
@@ -125,7 +135,7 @@ impl ColumnKind {
     /// A prompted process is told what to call, never when: a row whose
     /// calls or ending wait for an instant cannot be said to it.
     fn untimed_seat(self, script: &AttackScript) -> Option<String> {
-        if !matches!(self, ColumnKind::PromptedProcess(_) | ColumnKind::McpScripted) {
+        if !matches!(self, ColumnKind::PromptedProcess(_)) && !self.serves_mcp() {
             return None;
         }
         let timed = script.attempts.iter().find(|a| a.at_ms.is_some()).map(|a| format!("step `{}`", a.id));
@@ -136,7 +146,7 @@ impl ColumnKind {
     /// What a harness that runs its own loop cannot be made to do: declare
     /// a step, since the MCP path gives up loop control.
     fn beyond_mcp(self, script: &AttackScript, condition: &Condition) -> Option<String> {
-        if self != ColumnKind::McpScripted {
+        if !self.serves_mcp() {
             return None;
         }
         let own = "a harness over MCP runs its own loop and declares no step";
@@ -162,7 +172,7 @@ impl ColumnKind {
     fn without_the_loop(self, script: &AttackScript, condition: &Condition) -> Option<String> {
         // The MCP runtime states `promptHash` and `escalationAsked` as the
         // loop does, and its harness ends a turn in its own stream.
-        if self.runs_the_standard_loop() || self == ColumnKind::McpScripted {
+        if self.runs_the_standard_loop() || self.serves_mcp() {
             return None;
         }
         // One wording for every such column, so a process seat's cell reads
@@ -195,9 +205,11 @@ impl ColumnKind {
         })
     }
 
-    /// The reason a condition declares for this column, if any.
+    /// The reason a condition declares for this column, if any; what it
+    /// declares for the MCP column holds for every live MCP seat.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
-        let (id, _, _) = BUILT_IN.iter().find(|(_, _, kind)| *kind == self)?;
+        let kind = if self.serves_mcp() { ColumnKind::McpScripted } else { self };
+        let (id, _, _) = BUILT_IN.iter().find(|(_, _, built_in)| *built_in == kind)?;
         condition.not_applicable_reason(id).map(str::to_string)
     }
 
@@ -205,8 +217,8 @@ impl ColumnKind {
     /// `harnessLimits` and `modelLimits`). The adversary has none.
     #[must_use]
     pub fn limits(self, script: &AttackScript, condition: &Condition) -> ColumnLimits {
-        let mut limits = ColumnLimits::default();
-        limits.unsupported = self.without_the_loop(script, condition);
+        let mut limits =
+            ColumnLimits { unsupported: self.without_the_loop(script, condition), ..ColumnLimits::default() };
         if !self.is_driven() {
             return limits;
         }

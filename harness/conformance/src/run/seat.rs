@@ -3,6 +3,7 @@
 
 use super::cache::RunCache;
 use crate::input::script::AttackScript;
+use crate::input::seat::{McpTransport, Seat};
 use crate::run::adversary::Adversary;
 use crate::run::attempt_call::IssueContext;
 use crate::run::column::ColumnKind;
@@ -11,6 +12,7 @@ use crate::run::transcript::{
     SeatEnding, NEVER_MS,
 };
 use serde_json::{json, Value};
+use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
 use sharedos_drivers::model_driver::{model_manifest, ModelDriver, ModelDriverOptions};
@@ -21,8 +23,11 @@ use sharedos_drivers::transcript::TranscriptTransport;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_mcp::bridge::CallIdMinter;
+use sharedos_mcp::harness::Transport;
+use sharedos_mcp::live::{LiveCli, LiveHarness};
 use sharedos_mcp::runtime::McpHarnessRuntime;
 use sharedos_mcp::scripted_client::{ScriptedCall, ScriptedEnding, ScriptedMcpClient};
+use sharedos_mcp::serve::ServeOptions;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
 use sharedos_process::runtime::CallIdFor;
 use std::rc::Rc;
@@ -135,8 +140,8 @@ pub fn seat(
         ColumnKind::ModelScripted => model_seat(seat_script),
         ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
         ColumnKind::McpScripted => Ok(mcp_seat(seat_script)),
-        ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => {
-            Err(SeatError::Driver("a process column's seat is started by the runner".into()))
+        ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) | ColumnKind::LiveMcp(_) => {
+            Err(SeatError::Driver("a seat from outside is started by the runner".into()))
         }
     }
 }
@@ -172,8 +177,7 @@ fn vendor_seat(
 }
 
 /// A scripted MCP client writing Claude Code's stream, seated behind the
-/// MCP runtime; its calls get the ids the other columns derive, so the
-/// records of both compare.
+/// MCP runtime.
 fn mcp_seat(seat_script: &SeatScript) -> Rc<dyn RuntimePlugin> {
     let scripted = |call: &SeatCall| ScriptedCall { tool: call.tool.clone(), arguments: call.arguments.clone() };
     let ending = match &seat_script.ending {
@@ -185,15 +189,54 @@ fn mcp_seat(seat_script: &SeatScript) -> Rc<dyn RuntimePlugin> {
     };
     let calls = seat_script.calls.iter().map(scripted).collect();
     let client = ScriptedMcpClient::new(Vendor::ClaudeCode, calls, ending);
+    Rc::new(McpHarnessRuntime::new(Vendor::ClaudeCode, Rc::new(client), mcp_call_ids(seat_script)))
+}
+
+/// A vendor CLI seated live behind MCP: started for each turn by its
+/// vendor's recipe, with only the seat's variables, on a real clock.
+///
+/// # Errors
+/// When `seat` is not an MCP seat.
+pub fn live_mcp_seat(seat: &Seat, seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+    let Some(mcp) = &seat.mcp else {
+        return Err(SeatError::Driver(format!("seat `{}` is not an MCP seat", seat.column_id)));
+    };
+    let bounds = &seat.launch.limits;
+    let limits = ProcessLimits {
+        max_line_bytes: bounds.max_line_bytes,
+        max_ignored_lines: bounds.max_ignored_lines,
+        stderr_tail_bytes: bounds.stderr_tail_bytes,
+        kill_grace: bounds.shutdown_grace,
+        ..ProcessLimits::default()
+    };
+    let cli = LiveCli {
+        vendor: mcp.vendor,
+        transport: match mcp.transport {
+            McpTransport::Http => Transport::Http,
+            McpTransport::Stdio => Transport::Stdio,
+        },
+        command: Some(seat.launch.command.clone()),
+        args: seat.launch.args.clone(),
+        env: seat.launch.env.clone(),
+        limits,
+        idle_timeout: mcp.idle_timeout,
+    };
+    let options = ServeOptions { token: mcp.token, relay: mcp.relay.clone(), workspace_root: None };
+    let harness = Rc::new(LiveHarness::new(cli));
+    Ok(Rc::new(McpHarnessRuntime::new(mcp.vendor, harness, mcp_call_ids(seat_script)).with_serve_options(options)))
+}
+
+/// The SharedOS ids of an MCP seat's calls: those the other columns derive,
+/// so the records of both compare, and a numbered one for any other call.
+fn mcp_call_ids(seat_script: &SeatScript) -> CallIdMinter {
     let derived = seat_script.call_ids();
     let (prefix, minted) = (format!("{}.mcp-call", seat_script.execution_id), std::cell::Cell::new(0_u64));
-    let mint: CallIdMinter = Rc::new(move |tool, arguments| {
+    Rc::new(move |tool, arguments| {
         derived(tool, arguments).unwrap_or_else(|| {
             minted.set(minted.get() + 1);
             format!("{prefix}-{}", minted.get())
         })
-    });
-    Rc::new(McpHarnessRuntime::new(Vendor::ClaudeCode, Rc::new(client), mint))
+    })
 }
 
 /// The model column's identity: the standard loop with a scripted model.

@@ -4,7 +4,7 @@ use super::cache::RunCache;
 use super::process_script::turn_script;
 use super::process_seats::WorkerSeats;
 use super::request::{execution_id, turn_request};
-use super::seat::{seat, SeatScript};
+use super::seat::{live_mcp_seat, seat, SeatScript};
 use crate::grade::judge::facts::{WorldActivity, QUIET_WINDOW};
 use crate::grade::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
 use crate::input::script::AttackScript;
@@ -110,6 +110,16 @@ pub async fn run_turns(
                         None => process,
                     }
                 })
+            }
+            ColumnKind::LiveMcp(index) => {
+                let seat = seats.seats().get(index).ok_or_else(|| TurnError::Construction {
+                    execution_id: id.clone(),
+                    detail: format!("no seat at index {index}"),
+                })?;
+                Seated::Driven(
+                    live_mcp_seat(seat, &seat_script)
+                        .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
+                )
             }
             ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) | ColumnKind::McpScripted => Seated::Driven(
                 seat(column, script, turn, &seat_script, cache)

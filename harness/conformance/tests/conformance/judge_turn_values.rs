@@ -8,6 +8,7 @@ use crate::judging;
 use judging::{call, grade_with_facts, operation, receipt, record, script};
 use serde_json::{json, Value};
 use sharedos_conformance::grade::judge::attempt::{AttemptGrade, GradingLimits};
+use sharedos_conformance::grade::judge::turn_values::REAL_CLOCK_SLACK_MS;
 use sharedos_conformance::grade::judge::{CellStatus, Judgement, TurnFacts};
 use sharedos_conformance::grade::receipt::AttemptReceipt;
 use sharedos_conformance::input::case::TurnExpectation;
@@ -76,6 +77,37 @@ fn e51_the_ending_instant_is_graded_in_ms_from_the_turn_start() {
         late.detail().unwrap().contains("ended at is 120001 ms where the row requires 120000 ms"),
         "{:?}",
         late.detail()
+    );
+}
+
+#[test]
+fn e51_on_a_real_clock_the_ending_instant_may_be_late_by_the_slack_never_early() {
+    let mut record = cancelled();
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("clock".into(), json!("real"));
+    record.system.metadata = Some(metadata);
+    let expected = json!({"status": "cancelled", "reasonCode": "turn_cancelled", "endedAtMs": 1000});
+    let at = |ms: i64| grade(expected.clone(), &record, &facts(None, ms)).status;
+    assert_eq!([at(1000), at(1000 + REAL_CLOCK_SLACK_MS)], [CellStatus::Pass, CellStatus::Pass]);
+    assert_eq!([at(999), at(1001 + REAL_CLOCK_SLACK_MS)], [CellStatus::Fail, CellStatus::Fail]);
+    let early = grade(expected.clone(), &record, &facts(None, 999));
+    assert!(
+        early
+            .detail()
+            .unwrap()
+            .contains("ended at is 999 ms where the row requires 1000 ms (up to 1500 ms on a real clock)"),
+        "{:?}",
+        early.detail()
+    );
+    assert_eq!(at(1009), CellStatus::Pass, "on virtual time the same record would need 1000 ms exactly");
+    assert_eq!(
+        grade(
+            json!({"status": "cancelled", "reasonCode": "turn_cancelled", "endedAtMs": 1000}),
+            &cancelled(),
+            &facts(None, 1009)
+        )
+        .status,
+        CellStatus::Fail
     );
 }
 

@@ -19,6 +19,7 @@ mod loader;
 mod markdown;
 mod matrix_rules;
 mod mcp_column;
+mod mcp_seat;
 mod messaging_rows;
 mod process_seat;
 mod reason_codes;

@@ -26,10 +26,13 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 /// What a harness is handed: where to connect, and its workspace.
 type Endpoint = (Connection, Option<PathBuf>);
 
+/// What an endpoint harness does: it returns the exit code and stdout.
+type EndpointScript = Rc<dyn Fn(Endpoint) -> LocalBoxFuture<'static, (i32, Vec<String>)>>;
+
 /// A harness handed the connection itself, for requests no client makes.
 struct EndpointHarness {
     transport: Transport,
-    script: Rc<dyn Fn(Endpoint) -> LocalBoxFuture<'static, (i32, Vec<String>)>>,
+    script: EndpointScript,
 }
 
 impl McpHarness for EndpointHarness {

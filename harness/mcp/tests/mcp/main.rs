@@ -1,9 +1,11 @@
 //! The MCP harness runtime's rules (40-messaging-drivers §5, D40–D54),
 //! each against the reference kernel and envelope, with rmcp's own client
 //! in the harness's seat.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod endings;
 mod interop;
+mod live_cli;
 mod recipes;
 mod server_rules;
 mod support;

@@ -75,7 +75,8 @@ async fn d41_tools_list_is_the_turns_catalogue_with_its_hash_and_execution_id() 
     let world = World::baseline();
     let seen = Rc::new(RefCell::new(Vec::new()));
     let seat = harness(&seen, |client, seen| async move {
-        seen.borrow_mut().push(to_json(&client.list_tools(None).await.unwrap()));
+        let listed = to_json(&client.list_tools(None).await.unwrap());
+        seen.borrow_mut().push(listed);
         (0, vec![completed()])
     });
     let request = world.request(None);

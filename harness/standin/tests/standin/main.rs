@@ -2,5 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod child_process;
+mod live_mcp;
 mod live_turn;
 mod support;

@@ -35,6 +35,33 @@ impl TurnValue {
     }
 }
 
+/// How much later than a row's instant a turn on a real clock may end:
+/// wall time adds what starting and speaking to a process take, which
+/// virtual time does not have (rules version 4).
+pub const REAL_CLOCK_SLACK_MS: i64 = 500;
+
+/// The instant the turn ended: exactly the row's on virtual time; on a
+/// real clock, not before it and at most [`REAL_CLOCK_SLACK_MS`] after.
+fn ended_at(expected: u64, observed: Option<i64>, real_clock: bool) -> TurnValue {
+    let shown = observed.map_or_else(|| "an unreadable instant".to_string(), |m| format!("{m} ms"));
+    if !real_clock {
+        return TurnValue::new("ended at", format!("{expected} ms"), shown);
+    }
+    let expected = i64::try_from(expected).unwrap_or(i64::MAX);
+    let latest = expected.saturating_add(REAL_CLOCK_SLACK_MS);
+    TurnValue {
+        name: "ended at".to_string(),
+        expected: format!("{expected} ms (up to {latest} ms on a real clock)"),
+        observed: shown,
+        met: observed.is_some_and(|at| (expected..=latest).contains(&at)),
+    }
+}
+
+/// Whether the record says its instants are wall-clock.
+fn on_real_clock(record: &ExecutionRecord) -> bool {
+    record.system.metadata.as_ref().and_then(|m| m.get("clock")).and_then(Value::as_str) == Some("real")
+}
+
 /// Every value `expected` states, graded in a fixed order, from the last
 /// record but for what a row states about every turn.
 #[must_use]
@@ -48,8 +75,7 @@ pub fn grade_values(
         values.push(TurnValue::new("retryable", flag(retryable), flag(facts.retryable)));
     }
     if let Some(ms) = expected.ended_at_ms {
-        let observed = facts.ended_at_ms.map_or_else(|| "an unreadable instant".to_string(), |m| format!("{m} ms"));
-        values.push(TurnValue::new("ended at", format!("{ms} ms"), observed));
+        values.push(ended_at(ms, facts.ended_at_ms, on_real_clock(record)));
     }
     for (key, value) in expected.annotations.iter().flatten() {
         let observed = facts.metadata.get(key).map_or_else(|| "absent".to_string(), shown);

@@ -9,7 +9,7 @@ use super::host_send::HostSendReport;
 use crate::run::turns::ExecutedTurn;
 use crate::run::world::World;
 use serde_json::{json, Value};
-use sharedos_model::execution::ExecutionRequest;
+use sharedos_model::instant::Instant;
 use sharedos_world::options::messaging::EffectsExpectation;
 use sharedos_world::transport::Dispatch;
 use std::collections::BTreeSet;
@@ -54,18 +54,28 @@ fn trusted_fields(dispatch: &Dispatch, turns: &[ExecutedTurn], calls: &BTreeSet<
     if envelope.id.starts_with(HOST_MESSAGE_PREFIX) {
         return None;
     }
-    let Some(request) = turns.iter().map(|t| &t.request).find(|r| r.context.trace_id == envelope.trace_id) else {
+    let Some(turn) = turns.iter().find(|t| t.request.context.trace_id == envelope.trace_id) else {
         return Some(Err(format!("envelope `{}` names a trace no turn ran", envelope.id)));
     };
-    Some(check_against(envelope, request, calls))
+    Some(check_against(envelope, turn, calls))
+}
+
+/// Whether `at` lies within the turn: from its `now` to its end. On
+/// virtual time nothing passes before a call, so that is exactly the
+/// turn's `now`; a real clock moves between the turn's start and the call.
+fn within_the_turn(at: &str, turn: &ExecutedTurn) -> bool {
+    match (Instant::parse(at), Instant::parse(&turn.request.context.now), Instant::parse(&turn.result.completed_at)) {
+        (Some(at), Some(start), Some(end)) => start <= at && at <= end,
+        _ => false,
+    }
 }
 
 fn check_against(
     envelope: &sharedos_model::message::MessageEnvelope,
-    request: &ExecutionRequest,
+    turn: &ExecutedTurn,
     calls: &BTreeSet<String>,
 ) -> Result<(), String> {
-    let context = &request.context;
+    let context = &turn.request.context;
     let mut wrong = Vec::new();
     if envelope.sender != context.actor {
         wrong.push("sender");
@@ -73,7 +83,7 @@ fn check_against(
     if envelope.purpose != context.purpose {
         wrong.push("purpose");
     }
-    if envelope.created_at != context.now {
+    if !within_the_turn(&envelope.created_at, turn) {
         wrong.push("createdAt");
     }
     if calls.contains(&envelope.id) {

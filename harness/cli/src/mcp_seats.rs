@@ -1,0 +1,54 @@
+//! Live MCP seats as this binary runs them: each is given this binary's
+//! `mcp-relay` as the stdio server its CLI starts, and a seat whose CLI is
+//! not installed is left out of the run with a message saying so, rather
+//! than failing every one of its cells.
+
+use crate::args::McpRelayArgs;
+use crate::exit::Exit;
+use sharedos_conformance::input::loader::Suite;
+use sharedos_mcp::live::command_available;
+use sharedos_mcp::relay::relay as carry;
+use sharedos_mcp::serve::RelayCommand;
+
+/// The relay subcommand's name.
+const RELAY_SUBCOMMAND: &str = "mcp-relay";
+
+/// Readies `suite`'s MCP seats and returns the column ids of those left
+/// out because their CLI is not installed.
+pub fn prepare(suite: &mut Suite) -> Vec<String> {
+    let relay = std::env::current_exe()
+        .ok()
+        .map(|exe| RelayCommand { program: exe.display().to_string(), args: vec![RELAY_SUBCOMMAND.to_string()] });
+    let mut skipped = Vec::new();
+    suite.seats.retain_mut(|seat| {
+        let Some(mcp) = seat.mcp.as_mut() else { return true };
+        mcp.relay.clone_from(&relay);
+        // The CLI is found on the seat's own PATH when it names one.
+        let path = seat.launch.env.get("PATH").map(std::ffi::OsString::from).or_else(|| std::env::var_os("PATH"));
+        if command_available(&seat.launch.command, path.as_deref()) {
+            return true;
+        }
+        eprintln!(
+            "skipping column {}: `{}` is not installed (not found on PATH); install {} or name its program with \
+             `command` in {}",
+            seat.column_id,
+            seat.launch.command,
+            mcp.vendor.id(),
+            seat.file.display()
+        );
+        skipped.push(seat.column_id.clone());
+        false
+    });
+    skipped
+}
+
+/// `mcp-relay SOCKET`.
+pub fn relay(args: &McpRelayArgs) -> Exit {
+    match carry(&args.socket, std::io::stdin(), std::io::stdout().lock()) {
+        Ok(()) => Exit::Success,
+        Err(error) => {
+            eprintln!("error: failed to {error}");
+            Exit::Io
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! A live CLI behind MCP, played by small shell scripts: how its stdin is
+//! handled (D50), how it fails to start (D49), and what it is given to see.
+//! The scripts ignore their recipe's arguments; these turns run on a real
+//! clock, as a live seat's do.
+
+use crate::support::{run, sequential_ids};
+use sharedos_drivers::child_process::ProcessLimits;
+use sharedos_drivers::vendor::Vendor;
+use sharedos_mcp::harness::Transport;
+use sharedos_mcp::live::{LiveCli, LiveHarness};
+use sharedos_mcp::runtime::McpHarnessRuntime;
+use sharedos_mcp::serve::ServeOptions;
+use sharedos_model::execution::{ExecutionOptions, ExecutionResult, ExecutionStatus};
+use sharedos_testkit::world::World;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Claude Code's `result` frame of a completed turn.
+const RESULT: &str = r#"{"type":"result","subtype":"success","is_error":false,"result":"done"}"#;
+
+/// A script at `dir/cli` with `body`, made executable.
+fn script(dir: &Path, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("cli");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+fn cli(vendor: Vendor, command: String, env: BTreeMap<String, String>, idle_ms: u64) -> LiveCli {
+    let mut env = env;
+    env.insert("PATH".into(), "/usr/bin:/bin".into());
+    LiveCli {
+        vendor,
+        transport: Transport::Http,
+        command: Some(command),
+        args: Vec::new(),
+        env,
+        limits: ProcessLimits { kill_grace: Duration::from_millis(200), ..ProcessLimits::default() },
+        idle_timeout: Duration::from_millis(idle_ms),
+    }
+}
+
+/// One turn of `cli` under a deadline of `timeout_ms`.
+async fn turn(cli: LiveCli, timeout_ms: u64) -> ExecutionResult {
+    let world = World::baseline();
+    let vendor = cli.vendor;
+    let options = ServeOptions { token: true, ..ServeOptions::default() };
+    let runtime = McpHarnessRuntime::new(vendor, Rc::new(LiveHarness::new(cli)), sequential_ids());
+    let mut request = world.request(None);
+    request.options = Some(ExecutionOptions { max_steps: None, max_tool_calls: None, timeout_ms: Some(timeout_ms) });
+    run(&world, Rc::new(runtime.with_serve_options(options)), request).await
+}
+
+#[tokio::test]
+async fn d50_without_keeping_stdin_open_it_is_closed_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // Blocks until its input ends, then completes: only a closed stdin lets
+    // it finish before the deadline.
+    let command = script(dir.path(), &format!("cat > /dev/null\necho '{RESULT}'"));
+    let result = turn(cli(Vendor::ClaudeCode, command, BTreeMap::new(), 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "{:?}", result.error);
+}
+
+#[tokio::test]
+async fn d50_a_session_cli_has_stdin_closed_at_its_first_ending_and_then_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    // Pi's shape: one prompt line, an ending, then the session lasts until
+    // its input ends.
+    let agent_end = r#"{"type":"agent_end","messages":[]}"#;
+    let command = script(dir.path(), &format!("read prompt\necho '{agent_end}'\ncat > /dev/null"));
+    let result = turn(cli(Vendor::Pi, command, BTreeMap::new(), 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "{:?}", result.error);
+}
+
+#[tokio::test]
+async fn d50_a_silent_session_cli_has_stdin_closed_after_the_idle_timeout_and_stderr_counts_as_activity() {
+    let dir = tempfile::tempdir().unwrap();
+    // Says nothing on stdout; talks on stderr for 600 ms, then waits for
+    // the end of its input and exits 0 without an ending. With the stderr
+    // output counted, the idle timer (250 ms) closes stdin no earlier than
+    // 850 ms; were it not, stdin would be closed at 250 ms and the script
+    // would exit as soon as its talking was done, at about 600 ms.
+    let body = "read prompt\nfor i in 1 2 3 4 5 6; do echo working >&2; sleep 0.1; done\ncat > /dev/null";
+    let command = script(dir.path(), body);
+    // The world's clock stands still, so the wall clock tells how long the
+    // session lasted: a lower bound only, which no slow machine can break.
+    let started = std::time::Instant::now();
+    let result = turn(cli(Vendor::Pi, command, BTreeMap::new(), 250), 10_000).await;
+    let lasted = started.elapsed();
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "a clean exit without an ending completes");
+    assert!(lasted >= Duration::from_millis(850), "stderr output kept the session open: it lasted {lasted:?}");
+}
+
+#[tokio::test]
+async fn d49_a_cli_that_cannot_be_started_fails_the_turn_harness_not_started() {
+    let missing = "/nonexistent/sharedos/cli".to_string();
+    let result = turn(cli(Vendor::Codex, missing, BTreeMap::new(), 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Failed);
+    assert_eq!(result.error.as_ref().map(|e| e.code.as_str()), Some("harness_not_started"));
+}
+
+#[tokio::test]
+async fn a_live_cli_sees_only_its_seats_variables_and_its_recipes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("env.txt");
+    std::env::set_var("SHAREDOS_TEST_AMBIENT_SECRET", "must-not-leak");
+    let command = script(dir.path(), &format!("env > \"$ENV_OUT\"\necho '{RESULT}'"));
+    let env = BTreeMap::from([("ENV_OUT".to_string(), out.display().to_string())]);
+    let result = turn(cli(Vendor::Codex, command, env, 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "{:?}", result.error);
+    let seen = std::fs::read_to_string(&out).unwrap();
+    let mut names: Vec<&str> = seen.lines().filter_map(|line| line.split_once('=').map(|(name, _)| name)).collect();
+    names.retain(|name| !matches!(*name, "PWD" | "SHLVL" | "_"));
+    names.sort_unstable();
+    assert_eq!(names, ["ENV_OUT", "PATH", "SHAREDOS_MCP_TOKEN"], "the seat's two and Codex's token variable");
+}

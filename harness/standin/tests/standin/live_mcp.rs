@@ -1,0 +1,98 @@
+//! Live MCP seats end to end: the stand-in reads each vendor's recipe as
+//! that CLI would, connects over streamable HTTP (with the bearer token)
+//! or over the stdio relay with rmcp's client, and makes the calls its
+//! prompt lists; the cells are graded from the record on a real clock.
+
+use serde_json::Value;
+use sharedos_conformance::input::loader::{load_suite, parse_seat, Suite};
+use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_mcp::serve::RelayCommand;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const STANDIN: &str = env!("CARGO_BIN_EXE_sharedos-mcp-standin");
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The committed suite with a live MCP seat of `vendor` over `transport`
+/// whose CLI is the stand-in, as column `mcp:<vendor>-<transport>`.
+fn suite_with(vendor: &str, transport: &str) -> (Suite, String) {
+    let name = format!("{vendor}-{transport}");
+    let seat = format!(
+        r#"{{"name": "{name}", "label": "Stand-in", "kind": "mcp", "vendor": "{vendor}", "transport": "{transport}",
+            "command": "{STANDIN}", "limits": {{"idleTimeoutMs": 5000}}}}"#
+    );
+    let mut seat = parse_seat(Path::new("live.json"), Path::new("."), &seat).expect("the seat file validates");
+    if let Some(mcp) = seat.mcp.as_mut() {
+        mcp.relay = Some(RelayCommand { program: STANDIN.to_string(), args: vec!["relay".to_string()] });
+    }
+    let mut suite = load_suite(&repository()).expect("the committed suite loads");
+    let column = seat.column_id.clone();
+    suite.add_seat(seat).expect("a new column");
+    (suite, column)
+}
+
+/// The committed MCP column's status of every cell, by `case/condition`.
+fn committed_mcp_statuses() -> BTreeMap<String, String> {
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(repository().join("reports/conformance.json")).unwrap()).unwrap();
+    let mut statuses = BTreeMap::new();
+    for row in manifest["rows"].as_array().unwrap() {
+        let cell = row["cells"].as_array().unwrap().iter().find(|c| c["columnId"] == "mcp-scripted").unwrap();
+        let key = format!("{}/{}", row["caseId"].as_str().unwrap(), row["conditionId"].as_str().unwrap());
+        statuses.insert(key, cell["status"].as_str().unwrap().to_string());
+    }
+    statuses
+}
+
+/// Runs `selection` in the live column, each cell declared or run as a
+/// run would, and checks each cell's status is the committed MCP
+/// column's; returns how many cells there were and how many passed.
+fn matches_the_mcp_column(suite: &Suite, column: &str, selection: Selection) -> (usize, usize) {
+    let committed = committed_mcp_statuses();
+    let selection = Selection { columns: vec![column.to_string()], ..selection };
+    let planned = plan(suite, &selection);
+    let (mut cells, mut passed) = (0, 0);
+    for (planned, result) in run_all(suite, &planned, RunSettings { jobs: 2, ..RunSettings::default() }) {
+        let cell = match (planned.declared, result) {
+            (Some(cell), _) => cell,
+            (None, Some(run)) => run.expect("the cell runs").cell,
+            (None, None) => unreachable!("an undeclared cell is run"),
+        };
+        let key = format!("{}/{}", planned.key.case, planned.key.condition);
+        let status = cell.status.as_str();
+        assert_eq!(Some(status), committed.get(&key).map(String::as_str), "{key} in {column}: {:?}", cell.detail);
+        cells += 1;
+        passed += usize::from(status == "pass");
+    }
+    (cells, passed)
+}
+
+fn cases(ids: &[&str]) -> Selection {
+    Selection { cases: ids.iter().map(|id| (*id).to_string()).collect(), ..Selection::default() }
+}
+
+#[test]
+fn d41_d42_d45_a_live_seat_of_each_vendor_over_http_grades_as_the_committed_mcp_column() {
+    for vendor in ["claude-code", "codex", "deepseek", "pi"] {
+        let (suite, column) = suite_with(vendor, "http");
+        let matrix = Selection { families: vec!["matrix".into()], ..Selection::default() };
+        let (cells, passed) = matches_the_mcp_column(&suite, &column, matrix);
+        assert_eq!((cells, passed), (34, 27), "{vendor}: the matrix family's cells, and those that pass");
+        let stalled = cases(&["annotate-loop-prompt-hash-on-stalled"]);
+        assert_eq!(matches_the_mcp_column(&suite, &column, stalled), (1, 1), "{vendor}: a CLI stalled to the deadline");
+    }
+}
+
+#[test]
+fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
+    for vendor in ["claude-code", "codex", "deepseek", "pi"] {
+        let (suite, column) = suite_with(vendor, "stdio");
+        // A message's createdAt is the instant of its call, which a real
+        // clock puts after the turn's start (rules version 4).
+        let selection = cases(&["escalation", "hidden-tool", "forged-grant", "messaging-reply-accepted"]);
+        assert_eq!(matches_the_mcp_column(&suite, &column, selection), (4, 4), "{vendor}");
+    }
+}
