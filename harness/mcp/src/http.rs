@@ -105,6 +105,10 @@ async fn accept(listener: TcpListener, service: Service, gate: Gate, stop: Cance
             () = stop.cancelled() => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                // A client that keeps its connection (most CLIs do) would
+                // otherwise wait out Nagle's algorithm against its delayed
+                // ACK: about 40 ms on every call.
+                let _ = stream.set_nodelay(true);
                 let (service, gate) = (service.clone(), gate.clone());
                 let handler = hyper::service::service_fn(move |request| {
                     let (service, gate) = (service.clone(), gate.clone());

@@ -31,7 +31,9 @@ pub const UNREACHABLE_CODES: &[(ReasonCode, &str)] = &[
     ),
     (
         ReasonCode::EscalationPending,
-        "only the MCP harness runtime's escalation latch decides it, and no MCP column is built yet",
+        "only the MCP runtime's escalation latch decides it, answering a call made after the ask itself: the call \
+         never reaches the envelope, so no record shows it (`callsAfterEscalation` counts it; D46 and the MCP \
+         interop tests check it on the wire)",
     ),
     (
         ReasonCode::AuditWriteTimeout,
