@@ -159,17 +159,23 @@ impl Gate {
     }
 }
 
-/// Why a POST body is not one JSON-RPC message.
+/// Why a POST body is not one JSON-RPC message: the JSON-RPC error it
+/// earns, under which id.
 #[derive(Debug, Clone, PartialEq)]
-struct Unreadable {
-    code: i64,
-    message: &'static str,
-    id: Value,
+pub struct Unreadable {
+    /// `-32700` without a usable id, `-32600` with one, or for a batch.
+    pub code: i64,
+    /// What is wrong, in words.
+    pub message: &'static str,
+    /// The request's id, or `null`.
+    pub id: Value,
 }
 
-/// Accepts a body holding exactly one JSON-RPC message; otherwise says
-/// which JSON-RPC error it earns and under which id.
-fn one_message(body: &[u8]) -> Result<(), Unreadable> {
+/// Accepts a body holding exactly one JSON-RPC message.
+///
+/// # Errors
+/// [`Unreadable`] for any other body.
+pub fn one_message(body: &[u8]) -> Result<(), Unreadable> {
     let Ok(value) = serde_json::from_slice::<Value>(body) else {
         return Err(Unreadable { code: -32700, message: "Parse error: the body is not JSON", id: Value::Null });
     };

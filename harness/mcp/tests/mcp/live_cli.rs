@@ -117,3 +117,33 @@ async fn a_live_cli_sees_only_its_seats_variables_and_its_recipes() {
     names.sort_unstable();
     assert_eq!(names, ["ENV_OUT", "PATH", "SHAREDOS_MCP_TOKEN"], "the seat's two and Codex's token variable");
 }
+
+/// Whether process `pid` still runs (a zombie waiting to be reaped does not).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
+#[tokio::test]
+async fn d49_a_cli_that_never_connects_ends_at_the_deadline_with_its_process_group_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    // Starts a grandchild in its own group, writes both ids, and never
+    // connects or says anything.
+    let body = format!("sleep 1000 &\necho \"$$ $!\" > '{}'\nsleep 1000", pids.display());
+    let command = script(dir.path(), &body);
+    let result = turn(cli(Vendor::ClaudeCode, command, BTreeMap::new(), 60_000), 300).await;
+    assert_eq!(result.status, ExecutionStatus::Cancelled);
+    assert_eq!(result.error.as_ref().map(|e| e.code.as_str()), Some("turn_cancelled"));
+    let written = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<&str> = written.split_whitespace().collect();
+    assert_eq!(pids.len(), 2);
+    // The kill runs on this runtime: SIGTERM, then SIGKILL after the grace.
+    for _ in 0..100 {
+        if pids.iter().all(|pid| !running(pid)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the CLI {} or its child {} still runs", pids[0], pids[1]);
+}

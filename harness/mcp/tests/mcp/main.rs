@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod endings;
+mod fuzz_server;
 mod interop;
 mod live_cli;
 mod recipes;
