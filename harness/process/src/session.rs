@@ -1,14 +1,20 @@
 //! One running runtime process: its stdin written from the caller's thread
 //! while the runtime keeps up and by a thread of its own otherwise, its
-//! stdout read on the cell's own runtime, a bounded tail of its stderr,
-//! and the busy guard that keeps the harness's paused clock from moving
-//! while the runtime works.
+//! stdout read on the cell's own runtime, and a bounded tail of its stderr.
 //!
 //! One process serves the turns of many cells, each on its own
 //! paused-clock runtime: stdout is registered with whichever runtime reads
 //! it, and moves to the next one when that one reads. Reading it there,
 //! rather than on a thread of its own, saves a hand-off between threads on
 //! every line, most of what one call over the protocol costs.
+//!
+//! While the runtime works on virtual time, the paused clock must not move:
+//! a current-thread runtime with nothing to run jumps to its next timer.
+//! So the cell's thread waits for the runtime's next line itself, in
+//! `poll(2)` on the pipe, a slice at a time, yielding between slices so the
+//! cell's other tasks still run; a task that is always running or ready
+//! never lets the runtime park, and time cannot pass. The runtime's answer
+//! wakes the very thread that waits for it, with no other thread between.
 
 use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
@@ -16,17 +22,20 @@ use crate::violation::{parse_line, Violation};
 use sharedos_model::execution::RuntimeManifest;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::net::unix::pipe;
-use tokio::sync::mpsc as async_mpsc;
 
 /// Bytes read from stdout at a time.
 const READ_CHUNK: usize = 64 * 1024;
+/// The longest the cell's thread waits on a busy runtime's pipe before it
+/// lets the cell's other tasks run.
+const WAIT_SLICE: Duration = Duration::from_millis(1);
 /// A line is written from the caller's thread when it and every line the
 /// runtime has not yet confirmed reading (through a wait's `seen`) come to
 /// at most this many bytes: a pipe holds 64 KiB, so such a write cannot
@@ -133,8 +142,18 @@ struct Output {
     /// Inside a line that passed the cap: skip to its end.
     skipping: bool,
     max: usize,
-    /// Where the busy guard says the runtime worked too long.
-    busy_timeouts: async_mpsc::Receiver<()>,
+    /// Whether, and since when, the runtime works on virtual time.
+    busy: Arc<Mutex<Option<Busy>>>,
+    /// Told when the runtime starts working, so a read waiting on the
+    /// cell's runtime turns into one waiting in place.
+    started: Arc<tokio::sync::Notify>,
+}
+
+/// A runtime at work on virtual time: since when, and for how long it may be.
+#[derive(Debug, Clone, Copy)]
+struct Busy {
+    since: Instant,
+    limit: Duration,
 }
 
 impl Output {
@@ -145,15 +164,36 @@ impl Output {
             if let Some(incoming) = self.lines.pop_front() {
                 return incoming;
             }
+            let busy = *lock(&self.busy);
             let Some(receiver) = attached(&mut self.pipe) else { return Incoming::Eof };
-            tokio::select! {
-                biased;
-                ready = receiver.readable() => if ready.is_err() {
-                    return Incoming::Eof;
-                },
-                Some(()) = self.busy_timeouts.recv() => return Incoming::BusyTimeout,
-            }
-            match receiver.try_read(&mut self.chunk) {
+            let read = match busy {
+                Some(busy) => {
+                    let left = busy.limit.saturating_sub(busy.since.elapsed());
+                    if left.is_zero() {
+                        return Incoming::BusyTimeout;
+                    }
+                    let read = read_in_place(receiver, left.min(WAIT_SLICE), &mut self.chunk);
+                    if matches!(&read, Err(error) if error.kind() == std::io::ErrorKind::WouldBlock) {
+                        // Other tasks of the cell run now; the clock stays put,
+                        // this task being ready again at once.
+                        tokio::task::yield_now().await;
+                    }
+                    read
+                }
+                None => {
+                    tokio::select! {
+                        biased;
+                        ready = receiver.readable() => if ready.is_err() {
+                            return Incoming::Eof;
+                        },
+                        // Written to: the runtime works, and this read must
+                        // wait in place from now on.
+                        () = self.started.notified() => continue,
+                    }
+                    receiver.try_read(&mut self.chunk)
+                }
+            };
+            match read {
                 Ok(0) => {
                     self.pipe = Pipe::Closed;
                     self.lines.push_back(Incoming::Eof);
@@ -197,24 +237,17 @@ impl Output {
     }
 }
 
-/// While alive, virtual time stands still: a blocking task on the cell's
-/// runtime inhibits the paused clock's auto-advance. It ends when the
-/// guard is dropped (the runtime said `wait`) or after the busy limit, when
-/// it reports [`Incoming::BusyTimeout`].
-struct BusyGuard {
-    _release: mpsc::Sender<()>,
-}
-
-impl BusyGuard {
-    fn start(limit: Duration, report: async_mpsc::Sender<()>) -> BusyGuard {
-        let (release, released) = mpsc::channel::<()>();
-        drop(tokio::task::spawn_blocking(move || {
-            if matches!(released.recv_timeout(limit), Err(RecvTimeoutError::Timeout)) {
-                let _ = report.blocking_send(());
-            }
-        }));
-        BusyGuard { _release: release }
-    }
+/// Waits up to `slice` in this thread for the pipe to have bytes, and reads
+/// them; `WouldBlock` when it has none yet. The read goes past tokio's
+/// readiness, which is only refreshed when the runtime parks; a read that
+/// empties the pipe leaves a readiness tokio may still hold, which its next
+/// `try_read` clears, and new bytes raise a new edge.
+fn read_in_place(receiver: &pipe::Receiver, slice: Duration, chunk: &mut [u8]) -> std::io::Result<usize> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 1_000_000 });
+    let mut fds = [PollFd::new(receiver, PollFlags::IN)];
+    poll(&mut fds, Some(&timeout)).map_err(std::io::Error::from)?;
+    rustix::io::read(receiver.as_fd(), chunk).map_err(std::io::Error::from)
 }
 
 /// A started runtime process.
@@ -222,8 +255,8 @@ pub struct Session {
     child: Mutex<Child>,
     input: Mutex<Input>,
     output: tokio::sync::Mutex<Output>,
-    report: async_mpsc::Sender<()>,
-    busy: Mutex<Option<BusyGuard>>,
+    busy: Arc<Mutex<Option<Busy>>>,
+    started: Arc<tokio::sync::Notify>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     limits: SessionLimits,
     clock: Clock,
@@ -255,7 +288,6 @@ impl Session {
             command.current_dir(cwd);
         }
         let mut child = command.spawn()?;
-        let (report, busy_timeouts) = async_mpsc::channel(1);
         let (queue, queued_lines) = mpsc::channel::<Vec<u8>>();
         let stdin = Arc::new(Mutex::new(child.stdin.take()));
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -272,6 +304,7 @@ impl Session {
         }
         let input = Input { stdin, queue: Some(queue), queued, unconfirmed: VecDeque::new(), confirmed: 0 };
         let pipe = child.stdout.take().map_or(Pipe::Closed, |stdout| Pipe::Detached(stdout.into()));
+        let (busy, started) = (Arc::new(Mutex::new(None)), Arc::new(tokio::sync::Notify::new()));
         let output = Output {
             pipe,
             chunk: vec![0; READ_CHUNK],
@@ -279,7 +312,8 @@ impl Session {
             lines: VecDeque::new(),
             skipping: false,
             max: launch.limits.max_line_bytes,
-            busy_timeouts,
+            busy: Arc::clone(&busy),
+            started: Arc::clone(&started),
         };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         if let Some(pipe) = child.stderr.take() {
@@ -290,8 +324,8 @@ impl Session {
             child: Mutex::new(child),
             input: Mutex::new(input),
             output: tokio::sync::Mutex::new(output),
-            report,
-            busy: Mutex::new(None),
+            busy,
+            started,
             stderr,
             limits: launch.limits.clone(),
             clock: launch.clock,
@@ -336,7 +370,8 @@ impl Session {
         lock(&self.input).write(line);
         let mut busy = lock(&self.busy);
         if busy.is_none() && self.clock == Clock::Virtual {
-            *busy = Some(BusyGuard::start(limit, self.report.clone()));
+            *busy = Some(Busy { since: Instant::now(), limit });
+            self.started.notify_one();
         }
     }
 
