@@ -4,11 +4,10 @@
 use crate::bridge::{BridgeSender, Invocation};
 use crate::call_result::to_call_tool_result;
 use crate::catalog::PublishedCatalog;
-use crate::epoch::{check_pin, EPOCH, META_PROTOCOL_VERSION};
+use crate::epoch::{check_pins, EPOCH, META_PROTOCOL_VERSION};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    RequestMetaObject, ServerConfig,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ServerHandler;
@@ -122,11 +121,4 @@ impl ServerHandler for McpToolServer {
             Err(error) => Err(ErrorData::internal_error(format!("failed to {error}"), None)),
         }
     }
-}
-
-/// Refuses a request pinned to another epoch wherever rmcp left its
-/// `params._meta`: in the context, or, for some requests, in the params.
-fn check_pins(params: Option<&RequestMetaObject>, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
-    check_pin(params.map(|meta| &meta.0 .0))?;
-    check_pin(Some(&context.meta.0 .0))
 }

@@ -88,16 +88,15 @@ pub async fn run_turns(
         };
         let mut request = turn_request(world, options, &id, turn);
         let seat_script = SeatScript::new(script, turn, &request);
+        let no_seat =
+            |index| TurnError::Construction { execution_id: id.clone(), detail: format!("no seat at index {index}") };
         if column.is_driven() {
             request.message.payload = seat_script.payload();
         }
         let seated = match column {
             ColumnKind::Adversary => Seated::Adversary(Adversary::new(Rc::clone(script), turn)),
             ColumnKind::Process(index) | ColumnKind::PromptedProcess(index) => {
-                let seat = seats.seat(index).ok_or_else(|| TurnError::Construction {
-                    execution_id: id.clone(),
-                    detail: format!("no seat at index {index}"),
-                })?;
+                let seat = seats.seat(index).ok_or_else(|| no_seat(index))?;
                 seat.prepare().await;
                 Seated::Process(if matches!(column, ColumnKind::Process(_)) {
                     let (script, turn_number) = (Rc::clone(script), turn);
@@ -112,10 +111,7 @@ pub async fn run_turns(
                 })
             }
             ColumnKind::LiveMcp(index) => {
-                let seat = seats.seats().get(index).ok_or_else(|| TurnError::Construction {
-                    execution_id: id.clone(),
-                    detail: format!("no seat at index {index}"),
-                })?;
+                let seat = seats.seats().get(index).ok_or_else(|| no_seat(index))?;
                 Seated::Driven(
                     live_mcp_seat(seat, &seat_script)
                         .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
