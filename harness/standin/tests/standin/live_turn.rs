@@ -240,7 +240,18 @@ async fn a_live_turn_is_mediated_call_by_call(vendor: Vendor, stream_file: &str,
         (replace, json!("denied"), json!(NO_MATCHING_GRANT))
     );
 
-    let process = turn.process();
+    // The turn ends on the stand-in's last frame, which may come before
+    // its exit is reaped.
+    let process = guarded(async {
+        loop {
+            let process = turn.process();
+            if process.exit.is_some() {
+                return process;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
     assert_eq!(process.writes, 3, "the opening frame and two results");
     assert_eq!(process.exit.and_then(|exit| exit.code), Some(0), "it ended on its own after its last batch");
     until_gone(process.pid.unwrap()).await;
