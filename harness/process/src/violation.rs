@@ -154,6 +154,19 @@ pub fn quote(bytes: &[u8]) -> String {
 /// # Errors
 /// The violation the line is.
 pub fn parse_line(line: &[u8]) -> Result<RuntimeMessage, Violation> {
+    // Nearly every line is a good message: read it into its type at once.
+    // Only an object counts (serde would also take a tagged enum from an
+    // array); a line that fails is read again below, only to say why.
+    if line.trim_ascii_start().starts_with(b"{") {
+        if let Ok(message) = serde_json::from_slice(line) {
+            return Ok(message);
+        }
+    }
+    diagnose(line)
+}
+
+/// The violation a line that is not a good message is; a good one parses.
+fn diagnose(line: &[u8]) -> Result<RuntimeMessage, Violation> {
     let value: Value =
         serde_json::from_slice(line).map_err(|e| Violation::NotJson { error: e.to_string(), received: quote(line) })?;
     let Value::Object(object) = &value else {
@@ -185,6 +198,36 @@ mod tests {
         assert_eq!(code(r#"{"type": "wait"}"#), "runtime_bad_message");
         assert_eq!(code(r#"{"type": "wait", "turn": "t", "seen": 1, "extra": 1}"#), "runtime_bad_message");
         assert_eq!(code(r#"{"type": "wait", "turn": "t", "seen": 1, "untilMs": "soon"}"#), "runtime_bad_message");
+    }
+
+    /// Lines the direct read and the reading through a JSON value could
+    /// disagree on: repeated keys, escaped keys, arrays, odd spacing.
+    #[test]
+    fn reading_a_line_directly_agrees_with_reading_it_through_a_value() {
+        let lines = [
+            r#"{"type": "wait", "turn": "t", "seen": 1}"#,
+            r#"  {"type": "wait", "turn": "t", "seen": 1}  "#,
+            r#"{"type": "wait", "turn": "a", "turn": "b", "seen": 1}"#,
+            r#"{"type": "wait", "type": "outcome", "turn": "t", "seen": 1}"#,
+            r#"{"t\u0079pe": "wait", "turn": "t", "seen": 1}"#,
+            r#"{"type": "wait", "turn": "t", "seen": 1.0}"#,
+            r#"{"type": "wait", "turn": "t", "seen": 1, "untilMs": null}"#,
+            r#"{"type": "wait", "turn": "t", "seen": 1} trailing"#,
+            r#"["wait", "t", null, 1]"#,
+            r#"{"type": "invokeTool", "turn": "t", "id": "c", "call": {"id": "c", "tool": "files.read", "arguments": {}, "traceId": "x", "requestedAt": "2026-01-01T00:00:00Z"}}"#,
+            r#"{"type": "annotate", "turn": "t", "id": "a", "key": "k", "value": {"nested": [1, 2]}}"#,
+            r#"{"type": "outcome", "turn": "t", "outcome": {"type": "complete"}}"#,
+            r#"{"type": "thrown", "turn": "t", "error": {"message": "boom"}}"#,
+            r#"{"type": "report", "turn": "t", "receipts": []}"#,
+            r#"{"type": "ready", "protocol": "sharedos-runtime/1", "manifest": {"id": "r", "version": "1", "protocolVersion": "1"}}"#,
+        ];
+        let mut good = 0;
+        for line in lines {
+            let (direct, through_value) = (parse_line(line.as_bytes()), diagnose(line.as_bytes()));
+            assert_eq!(direct, through_value, "{line}");
+            good += usize::from(direct.is_ok());
+        }
+        assert_eq!(good, 11, "the good lines among them");
     }
 
     #[test]
