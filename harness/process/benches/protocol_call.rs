@@ -10,7 +10,8 @@
 //! processes, which no harness avoids. The floor measures it: the same
 //! stand-in answered by the least a peer can do (one thread reading two
 //! lines and writing a fixed answer), so the harness's own cost is the
-//! difference.
+//! difference. Both share one CPU with their runtime, as a turn on virtual
+//! time does (`sharedos_process::placement`).
 //!
 //! The harness's CPU time per call is measured the same way, from the
 //! time the kernel counts for each of the harness's threads
@@ -25,6 +26,7 @@
 use sharedos_envelope::options::ExecuteOptions;
 use sharedos_model::execution::{ExecutionOptions, RuntimeManifest};
 use sharedos_process::launch::Launch;
+use sharedos_process::placement::ThreadPin;
 use sharedos_process::runtime::ProcessRuntime;
 use sharedos_process::seat::ProcessSeat;
 use sharedos_testkit::world::World;
@@ -93,6 +95,9 @@ fn harness_seat(calls: u32) -> Rc<ProcessSeat> {
 
 /// The same for a turn answered by a bare peer.
 fn floor_turn(calls: u32) -> u128 {
+    // Placed as the harness places a turn on virtual time: the peer inherits
+    // this thread's one CPU.
+    let _pin = ThreadPin::here();
     let mut child = Command::new("python3")
         .args([standin_path(), "calls".into(), calls.to_string()])
         .stdin(Stdio::piped())

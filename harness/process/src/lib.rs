@@ -4,6 +4,7 @@
 
 pub mod launch;
 pub mod message;
+pub mod placement;
 pub mod runtime;
 pub mod seat;
 pub mod session;

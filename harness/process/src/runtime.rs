@@ -12,6 +12,7 @@
 //! after-close requests, and (a scripted seat) sends its receipts.
 
 use crate::message::{HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage};
+use crate::placement::ThreadPin;
 use crate::seat::ProcessSeat;
 use crate::session::Session;
 use crate::violation::Violation;
@@ -78,6 +79,8 @@ struct TurnShared {
     request: RefCell<Option<Rc<RuntimeTurnRequest>>>,
     /// `closed` was written: a scripted seat owes its report.
     closed: Cell<bool>,
+    /// The turn's thread and its runtime held on one CPU, until it ends.
+    pin: RefCell<Option<ThreadPin>>,
 }
 
 /// One turn of a seat's runtime.
@@ -147,6 +150,7 @@ impl ProcessRuntime {
         if let Some(session) = self.seat.session() {
             session.idle();
         }
+        self.shared.pin.borrow_mut().take();
     }
 
     /// The receipts a scripted seat reported after the turn.
@@ -401,6 +405,7 @@ impl RuntimePlugin for ProcessRuntime {
                     return Ok(ending);
                 }
             };
+            *self.shared.pin.borrow_mut() = session.share_cpu();
             let abort = AbortOnDrop { runtime: self.clone(), signal: signal.clone() };
             let (sender, ending) = oneshot::channel();
             *self.shared.ending.borrow_mut() = Some(sender);

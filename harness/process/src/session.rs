@@ -18,6 +18,7 @@
 
 use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
+use crate::placement::{RuntimePlacement, ThreadPin};
 use crate::violation::{parse_line, Violation};
 use sharedos_model::execution::RuntimeManifest;
 use std::collections::VecDeque;
@@ -262,6 +263,7 @@ pub struct Session {
     clock: Clock,
     command: String,
     written: std::cell::Cell<u64>,
+    placement: RuntimePlacement,
 }
 
 impl std::fmt::Debug for Session {
@@ -288,6 +290,7 @@ impl Session {
             command.current_dir(cwd);
         }
         let mut child = command.spawn()?;
+        let placement = RuntimePlacement::of(&child);
         let (queue, queued_lines) = mpsc::channel::<Vec<u8>>();
         let stdin = Arc::new(Mutex::new(child.stdin.take()));
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -331,6 +334,7 @@ impl Session {
             clock: launch.clock,
             command: launch.command.clone(),
             written: std::cell::Cell::new(0),
+            placement,
         })
     }
 
@@ -356,6 +360,19 @@ impl Session {
             }),
             Err(violation) => Err(violation),
         }
+    }
+
+    /// For a turn on virtual time: holds the calling thread on the CPU it
+    /// runs on and puts the runtime there too, until the pin drops (see
+    /// [`crate::placement`]).
+    #[must_use]
+    pub fn share_cpu(&self) -> Option<ThreadPin> {
+        if self.clock != Clock::Virtual {
+            return None;
+        }
+        let pin = ThreadPin::here()?;
+        self.placement.put_on(pin.cpu());
+        Some(pin)
     }
 
     /// Writes `message`; the runtime is busy from now until it waits.

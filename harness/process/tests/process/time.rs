@@ -3,7 +3,9 @@
 
 use crate::support::{fallback, run_turn, standin};
 use sharedos_model::execution::ExecutionStatus;
+use sharedos_process::message::Clock;
 use sharedos_process::seat::ProcessSeat;
+use sharedos_process::session::Session;
 use std::rc::Rc;
 
 #[test]
@@ -58,4 +60,25 @@ fn a_session_shut_down_leaves_no_process_behind() {
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "running while the seat serves turns");
     seat.discard();
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "killed and reaped");
+}
+
+#[test]
+fn a_turn_on_virtual_time_shares_one_cpu_with_its_runtime_and_then_lets_go() {
+    use rustix::thread::sched_getaffinity;
+    let allowed = sched_getaffinity(None).unwrap();
+    let seat = Rc::new(ProcessSeat::new(standin("affinity"), fallback()));
+    let turn = run_turn(&seat, 1000);
+    let cpus = turn.result.output.unwrap_or_else(|| panic!("{:?}", turn.result.error))["cpus"].clone();
+    let cpus: Vec<usize> = cpus.as_array().unwrap().iter().map(|cpu| cpu.as_u64().unwrap() as usize).collect();
+    assert_eq!(cpus.len(), 1, "{cpus:?}");
+    assert!(allowed.is_set(cpus[0]), "one of the CPUs the harness may use");
+    assert_eq!(sched_getaffinity(None).unwrap(), allowed, "the turn's thread is let go when it ends");
+}
+
+#[test]
+fn a_runtime_on_real_time_is_left_where_the_system_puts_it() {
+    let mut launch = standin("affinity");
+    launch.clock = Clock::Real;
+    let session = Session::start(&launch).unwrap();
+    assert!(session.share_cpu().is_none());
 }

@@ -83,6 +83,9 @@ def turn(message):
     if MODE == "environment":
         import os
         complete(t, {"variables": sorted(os.environ)})
+    elif MODE == "affinity":
+        import os
+        complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
     elif MODE in ("complete", "never_reports"):
         complete(t, {"done": True})
     elif MODE == "busy_then_complete":
