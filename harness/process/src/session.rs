@@ -11,10 +11,12 @@
 //! While the runtime works on virtual time, the paused clock must not move:
 //! a current-thread runtime with nothing to run jumps to its next timer.
 //! So the cell's thread waits for the runtime's next line itself, in
-//! `poll(2)` on the pipe, a slice at a time, yielding between slices so the
-//! cell's other tasks still run; a task that is always running or ready
-//! never lets the runtime park, and time cannot pass. The runtime's answer
-//! wakes the very thread that waits for it, with no other thread between.
+//! `poll(2)` on the pipe, for as long as the runtime may stay busy; a task
+//! that is running never lets the runtime park, and time cannot pass. The
+//! runtime's line wakes the very thread that waits for it, with no other
+//! thread between. The cell's other tasks (answers to calls in flight
+//! among them) run once that line is read, at the same point of the
+//! exchange whatever the runtime's speed.
 
 use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
@@ -34,9 +36,6 @@ use tokio::net::unix::pipe;
 
 /// Bytes read from stdout at a time.
 const READ_CHUNK: usize = 64 * 1024;
-/// The longest the cell's thread waits on a busy runtime's pipe before it
-/// lets the cell's other tasks run.
-const WAIT_SLICE: Duration = Duration::from_millis(1);
 /// A line is written from the caller's thread when it and every line the
 /// runtime has not yet confirmed reading (through a wait's `seen`) come to
 /// at most this many bytes: a pipe holds 64 KiB, so such a write cannot
@@ -173,13 +172,7 @@ impl Output {
                     if left.is_zero() {
                         return Incoming::BusyTimeout;
                     }
-                    let read = read_in_place(receiver, left.min(WAIT_SLICE), &mut self.chunk);
-                    if matches!(&read, Err(error) if error.kind() == std::io::ErrorKind::WouldBlock) {
-                        // Other tasks of the cell run now; the clock stays put,
-                        // this task being ready again at once.
-                        tokio::task::yield_now().await;
-                    }
-                    read
+                    read_in_place(receiver, left, &mut self.chunk)
                 }
                 None => {
                     tokio::select! {
@@ -204,7 +197,8 @@ impl Output {
                     self.split(&chunk[..read]);
                     self.chunk = chunk;
                 }
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(error)
+                    if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => {}
                 Err(_) => {
                     self.pipe = Pipe::Closed;
                     self.lines.push_back(Incoming::Eof);
@@ -238,14 +232,14 @@ impl Output {
     }
 }
 
-/// Waits up to `slice` in this thread for the pipe to have bytes, and reads
+/// Waits up to `limit` in this thread for the pipe to have bytes, and reads
 /// them; `WouldBlock` when it has none yet. The read goes past tokio's
 /// readiness, which is only refreshed when the runtime parks; a read that
 /// empties the pipe leaves a readiness tokio may still hold, which its next
 /// `try_read` clears, and new bytes raise a new edge.
-fn read_in_place(receiver: &pipe::Receiver, slice: Duration, chunk: &mut [u8]) -> std::io::Result<usize> {
+fn read_in_place(receiver: &pipe::Receiver, limit: Duration, chunk: &mut [u8]) -> std::io::Result<usize> {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
-    let timeout = Timespec::try_from(slice).unwrap_or(Timespec { tv_sec: 0, tv_nsec: 1_000_000 });
+    let timeout = Timespec::try_from(limit).unwrap_or(Timespec { tv_sec: i64::MAX, tv_nsec: 0 });
     let mut fds = [PollFd::new(receiver, PollFlags::IN)];
     poll(&mut fds, Some(&timeout)).map_err(std::io::Error::from)?;
     rustix::io::read(receiver.as_fd(), chunk).map_err(std::io::Error::from)
