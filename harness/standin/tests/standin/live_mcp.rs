@@ -19,12 +19,20 @@ fn repository() -> PathBuf {
 /// The committed suite with a live MCP seat of `vendor` over `transport`
 /// whose CLI is the stand-in, as column `mcp:<vendor>-<transport>`.
 fn suite_with(vendor: &str, transport: &str) -> (Suite, String) {
-    let name = format!("{vendor}-{transport}");
-    let seat = format!(
-        r#"{{"name": "{name}", "label": "Stand-in", "kind": "mcp", "vendor": "{vendor}", "transport": "{transport}",
-            "command": "{STANDIN}", "limits": {{"idleTimeoutMs": 5000}}}}"#
-    );
-    let mut seat = parse_seat(Path::new("live.json"), Path::new("."), &seat).expect("the seat file validates");
+    suite_with_seat(Path::new("live.json"), &seat_file(vendor, transport))
+}
+
+/// The seat file of that seat.
+fn seat_file(vendor: &str, transport: &str) -> String {
+    format!(
+        r#"{{"name": "{vendor}-{transport}", "label": "Stand-in", "kind": "mcp", "vendor": "{vendor}",
+            "transport": "{transport}", "command": "{STANDIN}", "limits": {{"idleTimeoutMs": 5000}}}}"#
+    )
+}
+
+/// The committed suite with the seat `text` read from `file`.
+fn suite_with_seat(file: &Path, text: &str) -> (Suite, String) {
+    let mut seat = parse_seat(file, Path::new("."), text).expect("the seat file validates");
     if let Some(mcp) = seat.mcp.as_mut() {
         mcp.relay = Some(RelayCommand { program: STANDIN.to_string(), args: vec!["relay".to_string()] });
     }
@@ -95,4 +103,30 @@ fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
         let selection = cases(&["escalation", "hidden-tool", "forged-grant", "messaging-reply-accepted"]);
         assert_eq!(matches_the_mcp_column(&suite, &column, selection), (4, 4), "{vendor}");
     }
+}
+
+#[test]
+fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
+    use sharedos_evidence::certify::{certify, CertifyRequest};
+    use sharedos_evidence::verify::{verify, VerifyOptions};
+    let folder = tempfile::tempdir().unwrap();
+    // A bundle carries the certified seat's file, so the seat is a file.
+    let (file, text) = (folder.path().join("live.json"), seat_file("codex", "http"));
+    std::fs::write(&file, &text).unwrap();
+    let (suite, column) = suite_with_seat(&file, &text);
+    let out = folder.path().join("bundle");
+    let request =
+        CertifyRequest { suite: &suite, root: &repository(), column_id: &column, jobs: 2, sign_key: None, out: &out };
+    let certified = certify(request).expect("a live seat certifies");
+    let mut committed = BTreeMap::new();
+    for status in committed_mcp_statuses().into_values() {
+        *committed.entry(status).or_insert(0) += 1;
+    }
+    assert_eq!(certified.summary, committed, "the whole suite, as the committed MCP column grades it");
+    let evidence = std::fs::read_to_string(out.join("evidence.jsonl")).unwrap();
+    assert!(evidence.contains(r#""clock":"real""#), "its records say they ran on a real clock");
+    let verification = verify(&out, VerifyOptions { key: None, suite: Some(&repository()) }).unwrap();
+    assert!(verification.verified(), "{:?}", verification.failures);
+    let run_cells = certified.cells.len() - committed.get("not_applicable").copied().unwrap_or(0);
+    assert!(verification.regraded > run_cells, "the live column's run cells and the Adversary's, graded again");
 }
