@@ -22,6 +22,7 @@ use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
 use crate::placement::{RuntimePlacement, ThreadPin};
 use crate::violation::{parse_line, Violation};
+use rustix::process::{Pid, Signal};
 use sharedos_model::execution::RuntimeManifest;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -459,7 +460,9 @@ impl Session {
             }
             std::thread::sleep(Duration::from_millis(2));
         }
-        kill_group(child.id());
+        // Members that outlived the leader go too. Once the child is
+        // reaped its id may be reused, so the group is killed first.
+        let _ = rustix::process::kill_process_group(Pid::from_child(&child), Signal::KILL);
         let _ = child.kill();
         let _ = child.wait();
     }
@@ -469,17 +472,6 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.shut_down();
     }
-}
-
-/// Kills the process group `pgid` leads with the system `kill` (no
-/// `unsafe`, no extra dependency); members that outlived the leader go too.
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// Keeps the last `cap` bytes of stderr.

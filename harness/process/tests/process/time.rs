@@ -62,6 +62,28 @@ fn a_session_shut_down_leaves_no_process_behind() {
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "killed and reaped");
 }
 
+/// Whether `pid` still runs: not gone, and not a zombie left for a parent
+/// that is not ours to reap.
+fn runs(pid: u64) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next());
+    state.is_some_and(|state| state != "Z" && state != "X")
+}
+
+#[test]
+fn a_session_shut_down_kills_what_its_runtime_started_too() {
+    let seat = Rc::new(ProcessSeat::new(standin("with_a_child"), fallback()));
+    let turn = run_turn(&seat, 1000);
+    let child = turn.result.output.unwrap_or_else(|| panic!("{:?}", turn.result.error))["child"].as_u64().unwrap();
+    assert!(runs(child), "the runtime's own child runs while the seat serves turns");
+    seat.discard();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while runs(child) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(!runs(child), "killed with the runtime's process group");
+}
+
 #[test]
 fn a_turn_on_virtual_time_shares_one_cpu_with_its_runtime_and_then_lets_go() {
     use rustix::thread::sched_getaffinity;

@@ -83,6 +83,10 @@ def turn(message):
     if MODE == "environment":
         import os
         complete(t, {"variables": sorted(os.environ)})
+    elif MODE == "with_a_child":
+        import subprocess
+        child = subprocess.Popen(["sleep", "30"])  # in the runtime's process group
+        complete(t, {"child": child.pid})
     elif MODE == "affinity":
         import os
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
