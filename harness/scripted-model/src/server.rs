@@ -1,0 +1,304 @@
+//! The scripted model's HTTP server: one per turn, on a free loopback port,
+//! behind a fresh key, closed with the turn, so it never answers a turn
+//! that has ended and a stalled reply ends when the turn does.
+
+use crate::naming::{presented_name, PresentedName};
+use crate::play::{Play, Reply};
+use crate::view::{RequestView, Role, Then, Wire};
+use crate::witness::{Answer, Exchange, WitnessLog};
+use crate::{anthropic, responses};
+use bytes::Bytes;
+use futures::StreamExt;
+use http_body_util::{combinators::BoxBody, BodyExt, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::convert::Infallible;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// The largest request body read, in bytes; a CLI's system prompt and tool
+/// list run to a few hundred KiB.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// How long a hung-up reply's begun message stands before the connection drops.
+const HANG_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+/// Where a CLI reaches the turn's model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelEndpoint {
+    /// `http://127.0.0.1:<port>`, with no trailing slash.
+    pub base_url: String,
+    /// The key the server requires (`x-api-key` or a bearer token).
+    pub key: String,
+}
+
+/// The turn's model, serving until closed.
+#[derive(Debug)]
+pub struct ModelServer {
+    address: SocketAddr,
+    key: Arc<str>,
+    stop: CancellationToken,
+    accepting: tokio::task::JoinHandle<()>,
+}
+
+/// What every connection of one turn shares.
+#[derive(Debug)]
+struct Turn {
+    play: Play,
+    server_name: String,
+    key: Arc<str>,
+    started: tokio::time::Instant,
+    log: Arc<Mutex<WitnessLog>>,
+}
+
+impl ModelServer {
+    /// Binds a free loopback port and plays `play` to whoever holds the key,
+    /// finding tool names as MCP server `server_name`'s, and records into
+    /// `log` what it witnesses (kept by its holder also should the turn be
+    /// dropped before the server is closed).
+    ///
+    /// # Errors
+    /// When no loopback port can be bound or no key drawn.
+    pub async fn start(play: Play, server_name: &str, log: Arc<Mutex<WitnessLog>>) -> std::io::Result<ModelServer> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let address = listener.local_addr()?;
+        let key: Arc<str> = Arc::from(fresh_key()?);
+        let turn = Arc::new(Turn {
+            play,
+            server_name: server_name.to_string(),
+            key: Arc::clone(&key),
+            started: tokio::time::Instant::now(),
+            log,
+        });
+        let stop = CancellationToken::new();
+        let accepting = tokio::spawn(accept(listener, turn, stop.clone()));
+        Ok(ModelServer { address, key, stop, accepting })
+    }
+
+    /// Where the CLI is pointed.
+    #[must_use]
+    pub fn endpoint(&self) -> ModelEndpoint {
+        ModelEndpoint { base_url: format!("http://{}", self.address), key: self.key.to_string() }
+    }
+
+    /// Stops serving: every connection dropped, a held reply with it, and
+    /// the port released before this returns.
+    pub async fn close(mut self) {
+        self.stop.cancel();
+        let _ = (&mut self.accepting).await;
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn accept(listener: TcpListener, turn: Arc<Turn>, stop: CancellationToken) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let turn = Arc::clone(&turn);
+                let handler = hyper::service::service_fn(move |request| {
+                    let turn = Arc::clone(&turn);
+                    async move { Ok::<_, Infallible>(turn.handle(request).await) }
+                });
+                connections.spawn(async move {
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), handler)
+                        .await;
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    connections.shutdown().await;
+}
+
+/// Which API a path belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Messages,
+    CountTokens,
+    Responses,
+    Probe,
+    Unknown,
+}
+
+fn route(method: &hyper::Method, path: &str) -> Route {
+    let post = method == hyper::Method::POST;
+    match path.trim_end_matches('/') {
+        p if post && p.ends_with("/v1/messages/count_tokens") => Route::CountTokens,
+        p if post && p.ends_with("/v1/messages") => Route::Messages,
+        p if post && p.ends_with("/responses") => Route::Responses,
+        "" | "/api/hello" if !post => Route::Probe,
+        _ => Route::Unknown,
+    }
+}
+
+impl Turn {
+    async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let path = parts.uri.path().to_string();
+        let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(_) => Bytes::new(),
+        };
+        let mut exchange = Exchange {
+            method: parts.method.to_string(),
+            path: path.clone(),
+            body_sha256: hex::encode(Sha256::digest(&bytes)),
+            body_bytes: bytes.len(),
+            offered: Vec::new(),
+            returned: Vec::new(),
+            answer: Answer::Side,
+        };
+        let (wire, answer) = self.answer(&parts, &path, &bytes, &mut exchange).await;
+        exchange.answer = answer;
+        self.log.lock().unwrap_or_else(PoisonError::into_inner).record(exchange);
+        respond(wire)
+    }
+
+    async fn answer(
+        &self,
+        parts: &hyper::http::request::Parts,
+        path: &str,
+        bytes: &[u8],
+        exchange: &mut Exchange,
+    ) -> (Wire, Answer) {
+        let route = route(&parts.method, path);
+        if route == Route::Unknown {
+            return (text_wire(404, "Not Found: no model API here"), Answer::NotFound);
+        }
+        if route == Route::Probe {
+            return (text_wire(200, ""), Answer::Side);
+        }
+        if !self.authorized(&parts.headers) {
+            return (text_wire(401, "Unauthorized: the turn's key is required"), Answer::Unauthorized);
+        }
+        if route == Route::CountTokens {
+            return (anthropic::token_count(), Answer::Side);
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(bytes) else {
+            return (text_wire(400, "Bad Request: the body is not JSON"), Answer::Unreadable);
+        };
+        let messages = route == Route::Messages;
+        let view = if messages { anthropic::read(&body) } else { responses::read(&body) };
+        self.log.lock().unwrap_or_else(PoisonError::into_inner).api =
+            (if messages { anthropic::API } else { responses::API }).to_string();
+        exchange.returned.clone_from(&view.returned);
+        let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted").to_string();
+        let reply = if view.role == Role::Loop { self.play.reply(view.asked) } else { Reply::Final };
+        let (name, offered) = self.name_of(&reply, &view);
+        exchange.offered = self.offered_names(&view);
+        if view.role == Role::Loop {
+            if let Some(due) = self.play.due_ms(view.asked) {
+                tokio::time::sleep_until(self.started + std::time::Duration::from_millis(due)).await;
+            }
+        }
+        let id = format!("sharedos_{}", self.log.lock().unwrap_or_else(PoisonError::into_inner).exchanges.len());
+        let wire = if messages {
+            anthropic::write(&reply, &name, &model, &id)
+        } else {
+            responses::write(&reply, &name, &model, &id)
+        };
+        let answer = match (view.role, &reply) {
+            (Role::Side, _) => Answer::Side,
+            (Role::Loop, Reply::Call(index, call)) => {
+                Answer::Call { index: *index, tool: call.tool.clone(), name: name.to_string(), offered }
+            }
+            (Role::Loop, Reply::Final) => Answer::Final,
+            (Role::Loop, Reply::Failure) => Answer::Failure,
+            (Role::Loop, Reply::HangUp) => Answer::HangUp,
+            (Role::Loop, Reply::Stall) => Answer::Stall,
+            (Role::Loop, Reply::CutShort) => Answer::CutShort,
+        };
+        (wire, answer)
+    }
+
+    fn name_of(&self, reply: &Reply<'_>, view: &RequestView) -> (PresentedName, bool) {
+        match reply {
+            Reply::Call(_, call) => presented_name(&view.offered, &self.server_name, &call.tool),
+            _ => (PresentedName { namespace: None, name: String::new() }, false),
+        }
+    }
+
+    /// The names the request offered for the play's own tools.
+    fn offered_names(&self, view: &RequestView) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .play
+            .tools()
+            .map(|tool| presented_name(&view.offered, &self.server_name, tool))
+            .filter(|(_, offered)| *offered)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Whether the request carries the turn's key, as `x-api-key` or as a
+    /// bearer token.
+    fn authorized(&self, headers: &hyper::HeaderMap) -> bool {
+        let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+        let bearer = header("authorization").and_then(|value| {
+            let (scheme, token) = value.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(token.trim())
+        });
+        [header("x-api-key"), bearer].into_iter().flatten().any(|presented| same(presented, &self.key))
+    }
+}
+
+/// Compares in time independent of where the first difference is.
+fn same(presented: &str, key: &str) -> bool {
+    presented.len() == key.len() && presented.bytes().zip(key.bytes()).fold(0_u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+fn text_wire(status: u16, text: &str) -> Wire {
+    Wire { status, content_type: "text/plain", chunks: vec![text.to_string()], then: Then::End }
+}
+
+fn respond(wire: Wire) -> Response<Body> {
+    let chunks = futures::stream::iter(wire.chunks.into_iter().map(|chunk| Ok(Frame::data(Bytes::from(chunk)))));
+    let body: Body = match wire.then {
+        Then::End => BodyExt::boxed(StreamBody::new(chunks)),
+        Then::Drop => {
+            // A pause first, so the begun message reaches the client (hyper
+            // writes what it has when the body waits) before the cut.
+            let cut = futures::stream::once(async {
+                tokio::time::sleep(HANG_UP_AFTER).await;
+                Err(std::io::Error::other("the scripted model hung up"))
+            });
+            BodyExt::boxed(StreamBody::new(chunks.chain(cut)))
+        }
+        Then::Hold => BodyExt::boxed(StreamBody::new(chunks.chain(futures::stream::pending()))),
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::from_u16(wire.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(value) = hyper::header::HeaderValue::from_str(wire.content_type) {
+        response.headers_mut().insert(hyper::header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+/// 32 bytes from the system's generator, as hex: never recorded.
+fn fresh_key() -> std::io::Result<String> {
+    let mut bytes = [0_u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(format!("sk-sharedos-{}", hex::encode(bytes)))
+}

@@ -1,0 +1,126 @@
+//! The scripted model as a witness: every request a turn's CLI sent it and
+//! what it answered, with what the CLI returned for each call the model
+//! asked for. Part of the cell's evidence, so a bundle carries it.
+
+use serde::{Deserialize, Serialize};
+
+/// The longest text of a returned result kept, in bytes; the rest is cut
+/// at a character boundary and the cut is marked.
+pub const RETURNED_TEXT_LIMIT: usize = 2048;
+
+/// What the model answered one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Answer {
+    /// Asked for a call.
+    Call {
+        /// The call's index among the turn's asks.
+        index: usize,
+        /// The canonical tool.
+        tool: String,
+        /// The name it was asked under, as the CLI presents it.
+        name: String,
+        /// Whether the request offered that name (an unoffered tool is
+        /// asked for all the same: the CLI's answer is the evidence).
+        offered: bool,
+    },
+    /// The final text.
+    Final,
+    /// The API's error (HTTP 400).
+    Failure,
+    /// The stream dropped mid-message.
+    HangUp,
+    /// Held open until the turn ended.
+    Stall,
+    /// Stopped at the token budget.
+    CutShort,
+    /// A request outside the agent's loop (a title, a probe), answered
+    /// without advancing the play.
+    Side,
+    /// Refused: no key or a wrong one (HTTP 401).
+    Unauthorized,
+    /// A path no model API has here (HTTP 404).
+    NotFound,
+    /// A body the API cannot read (HTTP 400, the play not advanced).
+    Unreadable,
+}
+
+/// What the CLI returned for one of the model's calls, as the next request
+/// carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Returned {
+    /// The call's index among the turn's asks.
+    pub index: usize,
+    /// Whether the CLI marked it an error.
+    pub is_error: bool,
+    /// Its text, cut to [`RETURNED_TEXT_LIMIT`].
+    pub text: String,
+}
+
+/// One request and its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Exchange {
+    /// The HTTP method.
+    pub method: String,
+    /// The path, without its query.
+    pub path: String,
+    /// The body's SHA-256, hex.
+    pub body_sha256: String,
+    /// The body's length in bytes.
+    pub body_bytes: usize,
+    /// The names the request offered the model for the play's tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offered: Vec<String>,
+    /// Results of the model's calls that this request carried first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returned: Vec<Returned>,
+    /// What the model answered.
+    pub answer: Answer,
+}
+
+/// Everything one turn's model witnessed, in the order it was asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WitnessLog {
+    /// The API the CLI spoke (`anthropic-messages`, `openai-responses`).
+    pub api: String,
+    /// Every request, in order.
+    pub exchanges: Vec<Exchange>,
+}
+
+impl WitnessLog {
+    /// What the CLI returned for the call at `index`, once it did.
+    #[must_use]
+    pub fn returned(&self, index: usize) -> Option<&Returned> {
+        self.exchanges.iter().flat_map(|exchange| &exchange.returned).find(|returned| returned.index == index)
+    }
+
+    /// Whether the call at `index` was already seen returned.
+    fn has_returned(&self, index: usize) -> bool {
+        self.returned(index).is_some()
+    }
+
+    /// Records `exchange`, keeping of its returned results only those not
+    /// seen before (a conversation carries every earlier one again).
+    pub fn record(&mut self, mut exchange: Exchange) {
+        exchange.returned.retain(|returned| !self.has_returned(returned.index));
+        exchange.returned.sort_by_key(|returned| returned.index);
+        exchange.returned.dedup_by_key(|returned| returned.index);
+        self.exchanges.push(exchange);
+    }
+}
+
+/// `text` cut to [`RETURNED_TEXT_LIMIT`] bytes at a character boundary.
+#[must_use]
+pub fn bounded(text: &str) -> String {
+    if text.len() <= RETURNED_TEXT_LIMIT {
+        return text.to_string();
+    }
+    let mut end = RETURNED_TEXT_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
