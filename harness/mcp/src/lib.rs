@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod ending;
 pub mod epoch;
 pub mod harness;
+pub mod home;
 pub mod http;
 pub mod latch;
 pub mod live;

@@ -4,6 +4,7 @@
 //! of it left running once the turn is over.
 
 use crate::harness::{HarnessExit, HarnessLaunch, McpHarness, Transport};
+use crate::home::TurnHome;
 use crate::recipe::{mcp_recipe, McpRecipe, RecipeInput};
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
@@ -11,8 +12,12 @@ use sharedos_drivers::child_process::{ChildMode, HarnessProcess, Launch, Process
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::transport::TransportError;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_scripted_model::play::Play;
+use sharedos_scripted_model::server::ModelServer;
+use sharedos_scripted_model::witness::WitnessLog;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long a CLI whose stdin stays open may say nothing before its stdin
@@ -38,24 +43,42 @@ pub struct LiveCli {
     pub idle_timeout: Duration,
 }
 
+/// The scripted model a turn's CLI is pointed at, and where what it
+/// witnesses is kept.
+#[derive(Debug, Clone)]
+pub struct ScriptedModel {
+    /// The turn's calls and ending.
+    pub play: Play,
+    /// Filled as the CLI's requests arrive.
+    pub witness: Arc<Mutex<WitnessLog>>,
+}
+
 /// See the module documentation.
 #[derive(Debug, Clone)]
 pub struct LiveHarness {
     cli: LiveCli,
+    model: Option<ScriptedModel>,
 }
 
 impl LiveHarness {
-    /// A harness starting `cli` for each turn.
+    /// A harness starting `cli` for each turn, against its vendor's model.
     #[must_use]
     pub fn new(cli: LiveCli) -> LiveHarness {
-        LiveHarness { cli }
+        LiveHarness { cli, model: None }
     }
 
-    /// The process of one turn, as `recipe` starts it in `workspace`.
-    fn launch(&self, recipe: &McpRecipe, workspace: &Path) -> Launch {
+    /// The same harness, its CLI pointed at `model` on loopback.
+    #[must_use]
+    pub fn with_scripted_model(mut self, model: ScriptedModel) -> LiveHarness {
+        self.model = Some(model);
+        self
+    }
+
+    /// The process of one turn, as `recipe` starts it in `work`.
+    fn launch(&self, recipe: &McpRecipe, work: &Path) -> Launch {
         let mut launch = Launch::new(self.cli.command.clone().unwrap_or_else(|| recipe.command.clone()))
             .args(recipe.args.iter().chain(&self.cli.args).cloned())
-            .cwd(workspace)
+            .cwd(work)
             .mode(ChildMode::Observe)
             .limits(self.cli.limits.clone());
         for (name, value) in self.cli.env.iter().chain(&recipe.env) {
@@ -69,29 +92,61 @@ impl LiveHarness {
         let Some(workspace) = launch.workspace.as_deref() else {
             return not_started("a live CLI needs a workspace for its config".into());
         };
+        let home = match TurnHome::make(workspace) {
+            Ok(home) => home,
+            Err(error) => return not_started(format!("make the turn's home: {error}")),
+        };
+        let server = match &self.model {
+            Some(model) => {
+                match ModelServer::start(model.play.clone(), &launch.server_name, Arc::clone(&model.witness)).await {
+                    Ok(server) => Some(server),
+                    Err(error) => return not_started(format!("start the scripted model: {error}")),
+                }
+            }
+            None => None,
+        };
+        let endpoint = server.as_ref().map(ModelServer::endpoint);
         let input = RecipeInput {
             server_name: &launch.server_name,
             connection: &launch.connection,
             prompt: &launch.prompt,
             execution_id: &launch.execution_id,
             workspace,
+            home: &home,
+            model: endpoint.as_ref(),
             seat_env: &self.cli.env,
         };
-        let recipe = match mcp_recipe(self.cli.vendor, &input) {
+        let exit = self.start_and_converse(&input, &launch).await;
+        // The model goes with the CLI: a reply still held open ends here,
+        // and nothing answers this turn again.
+        if let Some(server) = server {
+            server.close().await;
+        }
+        exit
+    }
+
+    async fn start_and_converse(&self, input: &RecipeInput<'_>, launch: &HarnessLaunch) -> HarnessExit {
+        let not_started = |detail: String| HarnessExit::NotStarted { detail };
+        let recipe = match mcp_recipe(self.cli.vendor, input) {
             Ok(recipe) => recipe,
             Err(error) => return not_started(error.to_string()),
         };
         for file in &recipe.files {
-            if let Err(error) = std::fs::write(workspace.join(&file.name), &file.contents) {
+            let path = input.workspace.join(&file.name);
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, &file.contents));
+            if let Err(error) = written {
                 return not_started(format!("write {}: {error}", file.name));
             }
         }
-        let process = match HarnessProcess::start(&self.launch(&recipe, workspace), launch.signal.clone()) {
+        let process = match HarnessProcess::start(&self.launch(&recipe, &input.home.work), launch.signal.clone()) {
             Ok(process) => process,
             Err(TransportError::Aborted(_)) => return HarnessExit::Stopped,
             Err(error) => return not_started(error.to_string()),
         };
-        let exit = self.converse(&process, &recipe, &launch).await;
+        let exit = self.converse(&process, &recipe, launch).await;
         process.dispose().await;
         exit
     }

@@ -118,7 +118,7 @@ mod tests {
         let pi = [flat("sharedos_files_read")];
         assert_eq!(presented_name(&pi, "sharedos", "files.read"), (flat("sharedos_files_read"), true));
         let namespaced = PresentedName { namespace: Some("mcp__sharedos".into()), name: "files_read".into() };
-        assert_eq!(presented_name(&[namespaced.clone()], "sharedos", "files.read"), (namespaced, true));
+        assert_eq!(presented_name(std::slice::from_ref(&namespaced), "sharedos", "files.read"), (namespaced, true));
     }
 
     #[test]

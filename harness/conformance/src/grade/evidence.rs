@@ -17,6 +17,7 @@ use crate::input::script::AttackScript;
 use crate::output::manifest::Cell;
 use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
+use sharedos_scripted_model::witness::WitnessLog;
 
 /// Everything one run cell is graded from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +31,10 @@ pub struct GradingEvidence {
     pub facts: TurnFacts,
     /// A messaging world's host operations, graded ahead of the script's.
     pub host_attempts: Vec<AttemptOutcome>,
+    /// What a scripted model witnessed, one log per turn, for a live seat
+    /// pointed at one; empty for every other column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub witness: Vec<WitnessLog>,
 }
 
 /// What the row and the column say about grading, besides the evidence.

@@ -40,6 +40,18 @@ pub enum McpTransport {
     Stdio,
 }
 
+/// The model a live MCP seat's CLI talks to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatModel {
+    /// The vendor's own model, with the user's credentials.
+    #[default]
+    Vendor,
+    /// The harness's scripted model on loopback: each row's calls and
+    /// ending, every request witnessed.
+    Scripted,
+}
+
 /// What an MCP seat adds to its launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpSeat {
@@ -49,6 +61,8 @@ pub struct McpSeat {
     pub transport: McpTransport,
     /// Whether the HTTP server asks for a fresh bearer token each turn.
     pub token: bool,
+    /// The model its CLI talks to.
+    pub model: SeatModel,
     /// How long it may stay silent with stdin open (D50).
     pub idle_timeout: Duration,
     /// The relay a stdio CLI starts; the runner (the CLI binary) sets it.
@@ -107,6 +121,9 @@ pub struct SeatFile {
     /// Whether an MCP seat's HTTP server asks for a bearer token (default yes).
     #[serde(default)]
     pub token: Option<bool>,
+    /// An MCP seat's model: the vendor's own (default) or the scripted one.
+    #[serde(default)]
+    pub model: Option<SeatModel>,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
@@ -175,6 +192,13 @@ impl SeatFile {
             (None, None) => return Err(site.child("command").out_of_bounds("the program a process seat starts")),
         };
         site.child("command").text(&command, 4096)?;
+        // An MCP seat's CLI runs in its turn's workspace: a path to it is
+        // read from the seat file's folder, as a process seat's cwd is.
+        let command = if mcp.is_some() && command.contains('/') && Path::new(&command).is_relative() {
+            folder.join(&command).display().to_string()
+        } else {
+            command
+        };
         let mut env = self.env.clone();
         for (i, name) in self.pass_env.iter().enumerate() {
             site.child("passEnv").index(i).text(name, 256)?;
@@ -224,6 +248,7 @@ impl SeatFile {
             ("vendor", self.vendor.is_some()),
             ("transport", self.transport.is_some()),
             ("token", self.token.is_some()),
+            ("model", self.model.is_some()),
             ("limits/idleTimeoutMs", self.limits.idle_timeout_ms.is_some()),
         ];
         if !mcp_is(self.kind) {
@@ -251,6 +276,7 @@ impl SeatFile {
             vendor,
             transport: self.transport.unwrap_or_default(),
             token: self.token.unwrap_or(true),
+            model: self.model.unwrap_or_default(),
             idle_timeout: self.limits.idle_timeout_ms.map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
             relay: None,
         }))

@@ -219,6 +219,7 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<
         host_attempts: host_attempts(&messaging, &world, &turns),
         records,
         facts,
+        witness: turns.iter().filter_map(|turn| turn.witness.clone()).collect(),
     };
     let limits = column.kind.limits(script, condition).grading;
     let rules = GradingRules { column_id, script, expect_turn: condition.expect_turn.as_ref(), limits: &limits };

@@ -3,7 +3,7 @@
 
 use super::cache::RunCache;
 use crate::input::script::AttackScript;
-use crate::input::seat::{McpTransport, Seat};
+use crate::input::seat::{McpTransport, Seat, SeatModel};
 use crate::run::adversary::Adversary;
 use crate::run::attempt_call::IssueContext;
 use crate::run::column::ColumnKind;
@@ -24,19 +24,24 @@ use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_mcp::bridge::CallIdMinter;
 use sharedos_mcp::harness::Transport;
-use sharedos_mcp::live::{LiveCli, LiveHarness};
-use sharedos_mcp::runtime::McpHarnessRuntime;
+use sharedos_mcp::live::{LiveCli, LiveHarness, ScriptedModel};
+use sharedos_mcp::runtime::{DeclaredModel, McpHarnessRuntime};
 use sharedos_mcp::scripted_client::{ScriptedCall, ScriptedEnding, ScriptedMcpClient};
 use sharedos_mcp::serve::ServeOptions;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
 use sharedos_process::runtime::CallIdFor;
+use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
+use sharedos_scripted_model::witness::WitnessLog;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The model name a scripted model column's records show.
 pub const TRANSCRIPT_MODEL: &str = "transcript";
 /// The provider a scripted model column states.
 pub const TRANSCRIPT_PROVIDER: &str = "sharedos-conformance";
+/// The model a live seat's records show when it is pointed at the
+/// scripted model.
+pub const SCRIPTED_MODEL: &str = "scripted";
 
 /// A seat that could not be built (a harness bug, never a verdict).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -100,6 +105,25 @@ impl SeatScript {
     #[must_use]
     pub fn payload(&self) -> Value {
         json!({ "text": seat_prompt(&self.calls, &self.ending) })
+    }
+
+    /// The scripted model's play: the calls and the ending a live seat's
+    /// model says, as the model column's transcript says them.
+    #[must_use]
+    pub fn play(&self) -> Play {
+        let play_call = |call: &SeatCall| PlayCall {
+            tool: call.tool.clone(),
+            arguments: call.arguments.clone(),
+            at_ms: call.at_ms,
+        };
+        let ending = match &self.ending {
+            SeatEnding::Complete { at_ms } => PlayEnding::Complete { at_ms: *at_ms },
+            SeatEnding::Escalate(ask) => PlayEnding::Escalate(play_call(ask)),
+            SeatEnding::Stall => PlayEnding::Stall,
+            SeatEnding::HangUp => PlayEnding::HangUp,
+            SeatEnding::ReportFailure => PlayEnding::Failure,
+        };
+        Play { calls: self.calls.iter().map(play_call).collect(), ending }
     }
 
     /// The step policy: at the over-budget attempt's release index, declare
@@ -192,12 +216,19 @@ fn mcp_seat(seat_script: &SeatScript) -> Rc<dyn RuntimePlugin> {
     Rc::new(McpHarnessRuntime::new(Vendor::ClaudeCode, Rc::new(client), mcp_call_ids(seat_script)))
 }
 
+/// Where a live seat's scripted model records what it witnesses.
+pub type WitnessSink = Arc<Mutex<WitnessLog>>;
+
 /// A vendor CLI seated live behind MCP: started for each turn by its
-/// vendor's recipe, with only the seat's variables, on a real clock.
+/// vendor's recipe, with only the seat's variables, on a real clock; with
+/// the scripted model, where it keeps what it witnesses.
 ///
 /// # Errors
 /// When `seat` is not an MCP seat.
-pub fn live_mcp_seat(seat: &Seat, seat_script: &SeatScript) -> Result<Rc<dyn RuntimePlugin>, SeatError> {
+pub fn live_mcp_seat(
+    seat: &Seat,
+    seat_script: &SeatScript,
+) -> Result<(Rc<dyn RuntimePlugin>, Option<WitnessSink>), SeatError> {
     let Some(mcp) = &seat.mcp else {
         return Err(SeatError::Driver(format!("seat `{}` is not an MCP seat", seat.column_id)));
     };
@@ -222,8 +253,22 @@ pub fn live_mcp_seat(seat: &Seat, seat_script: &SeatScript) -> Result<Rc<dyn Run
         idle_timeout: mcp.idle_timeout,
     };
     let options = ServeOptions { token: mcp.token, relay: mcp.relay.clone(), workspace_root: None };
-    let harness = Rc::new(LiveHarness::new(cli));
-    Ok(Rc::new(McpHarnessRuntime::new(mcp.vendor, harness, mcp_call_ids(seat_script)).with_serve_options(options)))
+    let mut harness = LiveHarness::new(cli);
+    let mut witness = None;
+    if mcp.model == SeatModel::Scripted {
+        let log = WitnessSink::default();
+        harness = harness.with_scripted_model(ScriptedModel { play: seat_script.play(), witness: Arc::clone(&log) });
+        witness = Some(log);
+    }
+    let runtime =
+        McpHarnessRuntime::new(mcp.vendor, Rc::new(harness), mcp_call_ids(seat_script)).with_serve_options(options);
+    let runtime = match mcp.model {
+        SeatModel::Scripted => {
+            runtime.with_model(DeclaredModel { id: SCRIPTED_MODEL.into(), provider: Some(TRANSCRIPT_PROVIDER.into()) })
+        }
+        SeatModel::Vendor => runtime,
+    };
+    Ok((Rc::new(runtime), witness))
 }
 
 /// The SharedOS ids of an MCP seat's calls: those the other columns derive,

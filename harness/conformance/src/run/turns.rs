@@ -20,9 +20,10 @@ use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
+use sharedos_scripted_model::witness::WitnessLog;
 use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 /// One executed turn and what the runtime reported about it.
@@ -36,6 +37,9 @@ pub struct ExecutedTurn {
     pub result: ExecutionResult,
     /// The runtime's own report, when it gave one.
     pub report: Option<AdversarialTurnReport>,
+    /// What the turn's scripted model witnessed, for a live seat pointed
+    /// at one.
+    pub witness: Option<WitnessLog>,
 }
 
 /// A turn that could not be executed at all (a harness bug, never a verdict).
@@ -88,6 +92,7 @@ pub async fn run_turns(
         };
         let mut request = turn_request(world, options, &id, turn);
         let seat_script = SeatScript::new(script, turn, &request);
+        let mut witness = None;
         let no_seat =
             |index| TurnError::Construction { execution_id: id.clone(), detail: format!("no seat at index {index}") };
         if column.is_driven() {
@@ -112,10 +117,10 @@ pub async fn run_turns(
             }
             ColumnKind::LiveMcp(index) => {
                 let seat = seats.seats().get(index).ok_or_else(|| no_seat(index))?;
-                Seated::Driven(
-                    live_mcp_seat(seat, &seat_script)
-                        .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?,
-                )
+                let (plugin, log) = live_mcp_seat(seat, &seat_script)
+                    .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?;
+                witness = log;
+                Seated::Driven(plugin)
             }
             ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) | ColumnKind::McpScripted => Seated::Driven(
                 seat(column, script, turn, &seat_script, cache)
@@ -131,7 +136,8 @@ pub async fn run_turns(
         if let Some(report) = report.as_mut() {
             add_late_receipts(report, seated.late_receipts(), script);
         }
-        turns.push(ExecutedTurn { turn, request, result, report });
+        let witness = witness.map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(PoisonError::into_inner)));
+        turns.push(ExecutedTurn { turn, request, result, report, witness });
     }
     Ok(turns)
 }

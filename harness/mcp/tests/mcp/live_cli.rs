@@ -115,7 +115,23 @@ async fn a_live_cli_sees_only_its_seats_variables_and_its_recipes() {
     let mut names: Vec<&str> = seen.lines().filter_map(|line| line.split_once('=').map(|(name, _)| name)).collect();
     names.retain(|name| !matches!(*name, "PWD" | "SHLVL" | "_"));
     names.sort_unstable();
-    assert_eq!(names, ["ENV_OUT", "PATH", "SHAREDOS_MCP_TOKEN"], "the seat's two and Codex's token variable");
+    // The seat's two, Codex's token and home, and the turn's own home.
+    let expected = [
+        "CODEX_HOME",
+        "ENV_OUT",
+        "HOME",
+        "PATH",
+        "SHAREDOS_MCP_TOKEN",
+        "TMPDIR",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+    ];
+    assert_eq!(names, expected);
+    let home = seen.lines().find_map(|line| line.strip_prefix("HOME=")).unwrap();
+    assert!(home.starts_with(&std::env::temp_dir().display().to_string()), "a home of the turn's own: {home}");
+    assert!(!std::path::Path::new(home).exists(), "deleted with the turn's workspace");
 }
 
 /// Whether process `pid` still runs (a zombie waiting to be reaped does not).

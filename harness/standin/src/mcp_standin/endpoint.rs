@@ -123,7 +123,10 @@ pub fn read_launch(args: &[String]) -> Result<StandinLaunch, String> {
         std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("read the prompt line: {e}"))?;
         let prompt: Value = serde_json::from_str(&line).map_err(|e| format!("read the prompt line: {e}"))?;
         let prompt = prompt["message"].as_str().ok_or("a prompt line without a message")?.to_string();
-        let endpoint = mcp_servers_entry(&read_json(".mcp.json")?)?;
+        // As the harness's Pi adapter does: the file its variable names,
+        // else `.mcp.json` in the working folder.
+        let config = std::env::var("SHAREDOS_MCP_CONFIG").unwrap_or_else(|_| ".mcp.json".to_string());
+        let endpoint = mcp_servers_entry(&read_json(&config)?)?;
         return Ok(StandinLaunch { vendor: Vendor::Pi, prompt, endpoint, session: true });
     }
     Err(format!("a command line no vendor recipe writes: {args:?}"))
