@@ -26,7 +26,8 @@
 //!   block alone) is irrelevant.
 //! - The synthetic assistant frame of an API or account failure
 //!   (`message.model: "<synthetic>"`, or any top-level `error`) gives no
-//!   prose; its `error` is kept to code the failure the `result` reports.
+//!   prose; its `api_error`, else its `error`, is kept to code the failure
+//!   the `result` reports.
 //! - `system`, `user`, `stream_event` and `rate_limit_event` are irrelevant.
 //! - The first `result` ends the turn; every later JSON object counts as
 //!   [`IgnoredKind::AfterTerminal`](crate::live::IgnoredKind::AfterTerminal),
@@ -41,12 +42,26 @@
 //! `error` (`error`, `error_max_turns`, `error_during_execution`,
 //! `error_max_budget_usd`, `error_max_structured_output_retries`, and any
 //! later `error_*`). The code is the subtype when it names one other than
-//! `success`; otherwise the `error` field (of the result, else of the
-//! synthetic frame before it), else `api_error_<api_error_status>`, else
-//! `harness_failed`. The message is the strings of `errors[]` joined with
-//! `"; "`, else a non-blank `result`, else a fixed sentence. Failures are
+//! `success`; otherwise the result's `api_error`, else its `error`, else the
+//! code of the synthetic frame before it, else
+//! `api_error_<api_error_status>`, else a `terminal_reason` other than
+//! `completed`, else `harness_failed`. `unknown`, the CLI's word for an
+//! error it could not class, names nothing and is skipped wherever it
+//! appears. The message is the strings of `errors[]` joined with `"; "`,
+//! else a non-blank `result`, else a fixed sentence. Failures are
 //! retryable. Optional fields that are `null` read as absent, as the CLI
 //! writes `null` for fields it has nothing for.
+//!
+//! What Claude Code 2.1.328 writes, captured against a scripted model
+//! (`tests/streams/claude-code/real-2.1.328`): an HTTP 400 ends
+//! `subtype:"success", is_error:true, api_error_status:400,
+//! terminal_reason:"api_error"` after a synthetic frame whose `error` is
+//! `unknown` (code `api_error_400`); a dropped stream ends with
+//! `api_error:"connection_failed"` after a synthetic frame whose `error` is
+//! `server_error` (code `connection_failed`); a reply cut short by its
+//! token limit ends with `api_error:"max_output_tokens"`; `--max-turns`
+//! ends `error_max_turns`; SIGINT ends `error_during_execution`
+//! (`terminal_reason:"aborted_streaming"`); SIGTERM writes no `result`.
 //!
 //! # Departures from SharedOS's reading
 //!
@@ -58,8 +73,8 @@
 //! 1. **`success` with `is_error: true` is coded from the error.** §4.2 codes
 //!    a failure with its subtype, so an API failure (which the CLI reports as
 //!    `subtype: "success"`, `is_error: true`) would fail with code `success`.
-//!    The code is derived instead (see above), e.g. `rate_limit` or
-//!    `api_error_401`, and is never `success`.
+//!    The code is derived instead (see above), e.g. `connection_failed`,
+//!    `rate_limit` or `api_error_400`, and is never `success`.
 //! 2. **Error subtypes fail without `is_error`.** §4.2 treats
 //!    `error_during_execution` without `is_error` as a completion; builds
 //!    differ in whether they set the flag, and the subtype alone says the

@@ -37,10 +37,16 @@
 //!   The call id is the item id. An MCP call's tool is the item's `tool`,
 //!   untouched, with its `arguments` object (absent or null giving `{}`);
 //!   a shell command is reported as tool `command_execution` with arguments
-//!   `{"command": <command>}`.
+//!   `{"command": <command>}`. A call whose item ends `status: "failed"`
+//!   (an MCP `isError` result in `result`, a timeout or an approval the CLI
+//!   refused in `error.message`) is still one observed call; a call the CLI
+//!   answers "unsupported call" (a tool it does not offer) writes no item
+//!   at all, so it is not seen (codex-cli 0.169.0, captured:
+//!   `tests/streams/codex/real-0.169.0`).
 //! - Other items (`reasoning`, `file_change`, `web_search`, `todo_list`,
-//!   `plan`, `collab_tool_call`, the non-fatal `error` item) and
-//!   `item.updated` are irrelevant.
+//!   `plan`, `collab_tool_call`, the non-fatal `error` item, such as the
+//!   "Model metadata for `…` not found" notice that opens every turn run on
+//!   a model outside the CLI's catalogue) and `item.updated` are irrelevant.
 //! - The terminal line also yields a step: `complete` with the answer (and
 //!   the `usage` object as metadata when present), or `failed`.
 //!

@@ -61,6 +61,19 @@
 //! 3. **`agent_settled`** (newer builds) is known and gives nothing.
 //! 4. **The `error` event is still read** with SharedOS's shape, although
 //!    real Pi never writes it, so a harness speaking that shape keeps working.
+//! 5. **A reply cut short by its token limit fails the turn.** Pi maps the
+//!    API's `max_tokens` stop to `stopReason: "length"`, writes the cut
+//!    message and an ordinary `agent_end`, and does not continue (Pi 0.73.1,
+//!    captured: `tests/streams/pi/real-0.73.1/max-tokens.jsonl`, exit 0).
+//!    SharedOS, knowing only `error`, reads that as a completion whose
+//!    answer is the cut text. A last assistant message stopped with `length`
+//!    gives a retryable `harness_turn_max_tokens` (SharedOS's code for a turn
+//!    ended by its token limit), in `interpret` and the live reader alike.
+//!
+//! Tool names are read as Pi writes them: a tool served over MCP by the
+//! harness's adapter (`harness/mcp/adapters/pi/sharedos-mcp.js`) is named
+//! `<server>_<tool with dots as underscores>`, e.g. `sharedos_files_read`
+//! and `sharedos_sharedos_escalate`, and is reported under that name.
 //!
 //! The result frame follows SharedOS (`{role:"toolResult", toolCallId,
 //! toolName, content, isError}`). Real Pi has no input for it: a line with no

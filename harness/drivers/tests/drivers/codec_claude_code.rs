@@ -121,6 +121,28 @@ fn d33_departure_success_with_is_error_fails_with_a_code_derived_from_the_error(
     assert_eq!(ClaudeCodeProtocol.interpret(&neither), vec![failed("harness_failed", "API Error: Rate limit reached")]);
 }
 
+/// What Claude Code 2.1.328 writes on a failed `result` (captured in
+/// `tests/streams/claude-code/real-2.1.328`): `api_error` names what
+/// failed, `unknown` names nothing, and `terminal_reason` says why the turn
+/// stopped when nothing else does.
+#[test]
+fn d33_departure_api_error_names_the_failure_and_unknown_names_nothing() {
+    let result = |fields: Value| {
+        let mut frame =
+            object(json!({"type": "result", "subtype": "success", "is_error": true, "result": "API Error"}));
+        frame.extend(object(fields));
+        ClaudeCodeProtocol.interpret(&frame)
+    };
+    let dropped = result(json!({"api_error": "connection_failed", "error": "server_error", "api_error_status": null}));
+    assert_eq!(dropped, vec![failed("connection_failed", "API Error")]);
+    let bad_request = result(json!({"error": "unknown", "api_error": "unknown", "api_error_status": 400}));
+    assert_eq!(bad_request, vec![failed("api_error_400", "API Error")]);
+    let reason_only = result(json!({"api_error_status": null, "terminal_reason": "api_error"}));
+    assert_eq!(reason_only, vec![failed("api_error", "API Error")]);
+    let completed_reason = result(json!({"terminal_reason": "completed"}));
+    assert_eq!(completed_reason, vec![failed("harness_failed", "API Error")]);
+}
+
 #[test]
 fn d33_departure_an_error_subtype_fails_without_is_error() {
     let steps = interpret(json!({"type": "result", "subtype": "error_during_execution", "is_error": false}));
@@ -295,6 +317,23 @@ fn s45_an_api_failure_without_an_error_name_is_coded_by_its_status() {
     assert_eq!(shown(&reading), [format!("2 failed api_error_401 {message:?} Some(true)")]);
     assert_eq!(reading.outcome, failure("api_error_401", message, 2));
     assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 1)]));
+}
+
+#[test]
+fn s45_the_synthetic_frames_api_error_codes_a_result_that_names_none() {
+    let synthetic = |fields: Value| {
+        let mut frame = object(json!({"type": "assistant", "parent_tool_use_id": null,
+            "message": {"model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": "API Error"}]}}));
+        frame.extend(object(fields));
+        Value::Object(frame).to_string()
+    };
+    let result = json!({"type": "result", "subtype": "success", "is_error": true, "result": "API Error"}).to_string();
+    let idle = format!("{}\n{result}\n", synthetic(json!({"error": "unknown", "api_error": "stream_idle_timeout"})));
+    let reading = read_stream(&mut ClaudeCodeLiveReader::default(), &idle);
+    assert_eq!(reading.outcome, failure("stream_idle_timeout", "API Error", 2));
+    let unclassed = format!("{}\n{result}\n", synthetic(json!({"error": "unknown"})));
+    let reading = read_stream(&mut ClaudeCodeLiveReader::default(), &unclassed);
+    assert_eq!(reading.outcome, failure("harness_failed", "API Error", 2));
 }
 
 #[test]

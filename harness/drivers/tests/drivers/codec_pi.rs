@@ -158,6 +158,32 @@ fn d37_departure_agent_end_fails_when_its_last_assistant_message_failed() {
     assert_eq!(steps_json(&message), json!([{"type": "message", "text": "partial"}]));
 }
 
+/// Departure 5: Pi does not continue a reply stopped on `length` (the API's
+/// `max_tokens`), so the turn's answer is cut: the turn fails, whether the
+/// `agent_end` is read alone or after the message.
+#[test]
+fn d37_departure_a_reply_cut_short_by_its_token_limit_fails_the_turn() {
+    let cut = json!({"role": "assistant", "content": [{"type": "text", "text": "This answer was cut sh"}],
+        "stopReason": "length"});
+    let fixed = "The Pi model's reply was cut short by its token limit.";
+    let steps = read(json!({"type": "agent_end", "messages": [{"role": "user", "content": "hi"}, cut]}));
+    assert_eq!(steps, vec![HarnessStep::failed("harness_turn_max_tokens", fixed, true)]);
+    let reading = lines(&[
+        assistant(json!([{"type": "text", "text": "This answer was cut sh"}]), "length"),
+        json!({"type": "agent_end", "messages": [cut]}),
+    ]);
+    assert_eq!(
+        reading["outcome"],
+        json!({"type": "failed", "code": "harness_turn_max_tokens", "message": fixed, "line": 2})
+    );
+    let recovered = lines(&[
+        assistant(json!([{"type": "text", "text": "partial"}]), "length"),
+        assistant(json!([{"type": "text", "text": "whole"}]), "stop"),
+        json!({"type": "agent_end"}),
+    ]);
+    assert_eq!(recovered["outcome"], json!({"type": "complete", "output": {"text": "whole"}, "line": 3}));
+}
+
 #[test]
 fn d37_deltas_tool_executions_and_other_messages_give_nothing() {
     for value in [

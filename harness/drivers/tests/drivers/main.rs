@@ -14,6 +14,7 @@ mod loop_decisions;
 mod loop_draining;
 mod loop_lifecycle;
 mod model_driver;
+mod real_streams;
 mod seat;
 mod support;
 mod transcript;

@@ -98,13 +98,33 @@ pub(super) fn is_sub_agent(frame: &HarnessFrame) -> bool {
 
 /// For the synthetic assistant frame of an API failure: `Some` with its
 /// error code (`None` inside when it names none). `None` for a real frame.
+///
+/// The code is the frame's `api_error` when it names one, else its `error`.
+/// Claude Code 2.1.328 writes both on this frame: `error` is the SDK's
+/// coarse class (`server_error` for a dropped stream, `unknown` for an HTTP
+/// 400), `api_error` what actually failed (`connection_failed`,
+/// `max_output_tokens`, `stream_idle_timeout`); `unknown` names nothing.
 pub(super) fn synthetic_error(frame: &HarnessFrame) -> Option<Option<&str>> {
     let error = frame.get("error").filter(|error| !error.is_null());
     let model = frame.get("message").and_then(|message| message.get("model")).and_then(Value::as_str);
     if error.is_none() && model != Some(SYNTHETIC_MODEL) {
         return None;
     }
-    Some(error.and_then(Value::as_str).map(str::trim).filter(|code| !code.is_empty()))
+    Some(named_code(frame, "api_error").or_else(|| named_code(frame, "error")))
+}
+
+/// The CLI's word for an error it could not class: it names nothing.
+const UNCLASSED_ERROR: &str = "unknown";
+
+/// A string field that names a failure: not blank, not `success`, and not
+/// the CLI's `unknown`.
+fn named_code<'a>(frame: &'a HarnessFrame, key: &str) -> Option<&'a str> {
+    frame.get(key).and_then(Value::as_str).map(str::trim).filter(|code| usable_code(code))
+}
+
+/// Whether `code` names a failure (see [`named_code`]).
+fn usable_code(code: &str) -> bool {
+    !code.is_empty() && code != "success" && code != UNCLASSED_ERROR
 }
 
 /// The steps of an assistant frame, in block order; `None` when the frame
@@ -162,16 +182,33 @@ pub(super) fn read_result(frame: &HarnessFrame, remembered_error: Option<&str>) 
     Some(ResultEnding::Failed { code, message })
 }
 
-/// The code of a failure whose subtype is `success` or absent.
+/// The code of a failure whose subtype is `success` or absent, from what
+/// the real CLI writes on such a `result` (Claude Code 2.1.328, captured):
+///
+/// 1. `api_error`, what failed (`connection_failed` for a dropped stream,
+///    `max_output_tokens`, `stream_idle_timeout`); it is the most precise
+///    name and sits on the `result` itself;
+/// 2. `error`;
+/// 3. the synthetic frame's code (`remembered_error`);
+/// 4. `api_error_<api_error_status>` (an HTTP 400 carries only its status:
+///    the synthetic frame's `error` is then `unknown`, which names nothing
+///    and is skipped at every step, so the code is `api_error_400`, not
+///    `unknown`);
+/// 5. `terminal_reason` when it is not `completed` (`api_error`,
+///    `max_turns`, `aborted_streaming`);
+/// 6. `harness_failed`.
 fn derived_code(frame: &HarnessFrame, remembered_error: Option<&str>) -> String {
-    let usable = |code: &&str| !code.is_empty() && *code != "success";
-    let named = frame.get("error").and_then(Value::as_str).map(str::trim).filter(usable);
-    if let Some(code) = named.or(remembered_error.map(str::trim).filter(usable)) {
+    let remembered = remembered_error.map(str::trim).filter(|code| usable_code(code));
+    if let Some(code) = named_code(frame, "api_error").or_else(|| named_code(frame, "error")).or(remembered) {
         return code.to_string();
     }
     match frame.get("api_error_status") {
-        Some(Value::Number(status)) => format!("api_error_{status}"),
-        Some(Value::String(status)) if !status.trim().is_empty() => format!("api_error_{}", status.trim()),
+        Some(Value::Number(status)) => return format!("api_error_{status}"),
+        Some(Value::String(status)) if !status.trim().is_empty() => return format!("api_error_{}", status.trim()),
+        _ => {}
+    }
+    match named_code(frame, "terminal_reason") {
+        Some(reason) if reason != "completed" => reason.to_string(),
         _ => HARNESS_FAILED.to_string(),
     }
 }

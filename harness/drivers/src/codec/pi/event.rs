@@ -14,6 +14,9 @@ pub(super) const FAILED: &str = "harness_failed";
 /// The code of a failed step for a run Pi aborted.
 pub(super) const ABORTED: &str = "harness_turn_aborted";
 
+/// The code of a failed step for a reply cut short by its token limit.
+pub(super) const MAX_TOKENS: &str = "harness_turn_max_tokens";
+
 /// What one Pi line means.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum PiMeaning {
@@ -22,7 +25,8 @@ pub(super) enum PiMeaning {
     Assistant {
         /// Prose and call steps.
         steps: Vec<HarnessStep>,
-        /// A `failed` step when `stopReason` is `error` or `aborted`.
+        /// A `failed` step when `stopReason` is `error`, `aborted` or
+        /// `length`.
         failure: Option<HarnessStep>,
     },
     /// A `response{success:false}` or an `error` event: a failed step.
@@ -108,12 +112,20 @@ fn tool_call(block: &Map<String, Value>) -> Option<HarnessStep> {
 }
 
 /// The failure an assistant message's stop reason states: `error` (a
-/// provider or model failure) or `aborted`; message: its `errorMessage`.
+/// provider or model failure), `aborted`, or `length` (the reply was cut
+/// short by its token limit); message: its `errorMessage`.
+///
+/// `length` fails the turn because Pi does not go on after it: Pi 0.73.1,
+/// given a reply stopped on `max_tokens`, writes that truncated message, a
+/// plain `agent_end` and nothing more (exit 0, no continuation request;
+/// `tests/streams/pi/real-0.73.1/max-tokens.jsonl`), so the turn's answer
+/// is the cut text. Read as a completion, the cut would pass for an answer.
 #[must_use]
 pub(super) fn stop_failure(message: &Map<String, Value>) -> Option<HarnessStep> {
     let (code, fallback) = match message.get("stopReason").and_then(Value::as_str)? {
         "error" => (FAILED, "The Pi model call stopped on an error."),
         "aborted" => (ABORTED, "The Pi run was aborted before it finished."),
+        "length" => (MAX_TOKENS, "The Pi model's reply was cut short by its token limit."),
         _ => return None,
     };
     Some(HarnessStep::failed(code, non_empty(message, "errorMessage").unwrap_or(fallback), true))

@@ -22,9 +22,12 @@ use std::collections::BTreeSet;
 ///   the run, and the ending is then read again from a later `agent_end`.
 ///
 /// The ending fails when the last assistant `message_end` stopped with
-/// `error` (code `harness_failed`) or `aborted` (`harness_turn_aborted`),
-/// message: its `errorMessage`. Real Pi has no `error` event; such a run
-/// ends with an ordinary `agent_end{willRetry:false}` and often exit code 0.
+/// `error` (code `harness_failed`), `aborted` (`harness_turn_aborted`) or
+/// `length` (`harness_turn_max_tokens`: Pi does not continue a reply cut
+/// short by its token limit, so the turn's answer is cut), message: its
+/// `errorMessage`, else a fixed sentence. Real Pi has no `error` event;
+/// such a run ends with an ordinary `agent_end{willRetry:false}` and often
+/// exit code 0.
 /// When no assistant `message_end` was seen, the last assistant message in
 /// `agent_end.messages` is consulted instead. Otherwise the run completes,
 /// and the output is `{"text": ...}` holding the last assistant message that
