@@ -197,6 +197,12 @@ pub struct RunArgs {
     /// listed cells that no longer fail do, as stale entries.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// The committed verdicts of the selected columns (a manifest, its
+    /// Markdown beside it): `run` writes them when a verdict moved, `check`
+    /// fails when one did. The exit code then says whether they drifted,
+    /// not whether cells failed. For columns with no golden files.
+    #[arg(long, value_name = "FILE")]
+    pub verdicts: Option<PathBuf>,
 }
 
 /// Output formats.

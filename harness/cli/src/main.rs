@@ -19,6 +19,7 @@ mod evidence;
 mod exit;
 mod mcp_seats;
 mod stream;
+mod verdicts;
 
 use clap::Parser;
 

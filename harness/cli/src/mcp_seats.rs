@@ -6,7 +6,7 @@
 use crate::args::McpRelayArgs;
 use crate::exit::Exit;
 use sharedos_conformance::input::loader::Suite;
-use sharedos_mcp::live::command_available;
+use sharedos_mcp::live::{cli_version, command_available};
 use sharedos_mcp::relay::relay as carry;
 use sharedos_mcp::serve::RelayCommand;
 
@@ -26,6 +26,9 @@ pub fn prepare(suite: &mut Suite) -> Vec<String> {
         // The CLI is found on the seat's own PATH when it names one.
         let path = seat.launch.env.get("PATH").map(std::ffi::OsString::from).or_else(|| std::env::var_os("PATH"));
         if command_available(&seat.launch.command, path.as_deref()) {
+            // Recorded in every record's runtime manifest: a newer CLI is a
+            // deliberate bump, and its verdicts are compared with the old.
+            mcp.cli_version = cli_version(&seat.launch.command, &seat.launch.env);
             return true;
         }
         eprintln!(

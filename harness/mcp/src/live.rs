@@ -237,3 +237,39 @@ pub fn command_available(command: &str, path: Option<&std::ffi::OsStr>) -> bool 
     }
     path.is_some_and(|path| std::env::split_paths(path).any(|dir| dir.join(command).is_file()))
 }
+
+/// How long a CLI may take to print its version.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The first line `command --version` prints, run with only `env`; `None`
+/// when it cannot be started, fails, prints nothing or takes too long.
+#[must_use]
+pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<String> {
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(command)
+        .arg("--version")
+        .env_clear()
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < VERSION_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let mut printed = String::new();
+    child.stdout.take()?.take(4096).read_to_string(&mut printed).ok()?;
+    let line = printed.lines().next()?.trim();
+    (status.success() && !line.is_empty()).then(|| line.to_string())
+}

@@ -54,12 +54,22 @@ pub fn mcp_manifest(vendor: Vendor) -> RuntimeManifest {
     }
 }
 
+/// The CLI a live seat starts, as its manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliIdentity {
+    /// The program's file name.
+    pub name: String,
+    /// The first line of its `--version`, when it printed one.
+    pub version: Option<String>,
+}
+
 /// One harness seated behind MCP.
 pub struct McpHarnessRuntime {
     vendor: Vendor,
     harness: Rc<dyn McpHarness>,
     server_name: String,
     model: Option<DeclaredModel>,
+    cli: Option<CliIdentity>,
     mint: CallIdMinter,
     serve_options: ServeOptions,
 }
@@ -85,6 +95,7 @@ impl McpHarnessRuntime {
             harness,
             server_name: DEFAULT_SERVER_NAME.to_string(),
             model: None,
+            cli: None,
             mint,
             serve_options: ServeOptions::default(),
         }
@@ -101,6 +112,13 @@ impl McpHarnessRuntime {
     #[must_use]
     pub fn with_model(mut self, model: DeclaredModel) -> McpHarnessRuntime {
         self.model = Some(model);
+        self
+    }
+
+    /// The same runtime, its manifest naming `cli`.
+    #[must_use]
+    pub fn with_cli(mut self, cli: CliIdentity) -> McpHarnessRuntime {
+        self.cli = Some(cli);
         self
     }
 
@@ -198,7 +216,14 @@ impl McpHarnessRuntime {
 
 impl RuntimePlugin for McpHarnessRuntime {
     fn manifest(&self) -> RuntimeManifest {
-        mcp_manifest(self.vendor)
+        let mut manifest = mcp_manifest(self.vendor);
+        if let (Some(cli), Some(metadata)) = (&self.cli, manifest.metadata.as_mut()) {
+            metadata.insert("cli".into(), json!(cli.name));
+            if let Some(version) = &cli.version {
+                metadata.insert("cliVersion".into(), json!(version));
+            }
+        }
+        manifest
     }
 
     fn run<'a>(

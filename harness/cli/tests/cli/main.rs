@@ -6,3 +6,4 @@ mod decode;
 mod evidence;
 mod hostile;
 mod live_mcp;
+mod vendors;

@@ -67,6 +67,8 @@ pub struct McpSeat {
     pub idle_timeout: Duration,
     /// The relay a stdio CLI starts; the runner (the CLI binary) sets it.
     pub relay: Option<RelayCommand>,
+    /// What its CLI's `--version` printed, once the runner has asked.
+    pub cli_version: Option<String>,
 }
 
 /// How many processes a seat runs.
@@ -195,7 +197,8 @@ impl SeatFile {
         // An MCP seat's CLI runs in its turn's workspace: a path to it is
         // read from the seat file's folder, as a process seat's cwd is.
         let command = if mcp.is_some() && command.contains('/') && Path::new(&command).is_relative() {
-            folder.join(&command).display().to_string()
+            let joined = folder.join(&command);
+            std::path::absolute(&joined).unwrap_or(joined).display().to_string()
         } else {
             command
         };
@@ -279,6 +282,7 @@ impl SeatFile {
             model: self.model.unwrap_or_default(),
             idle_timeout: self.limits.idle_timeout_ms.map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
             relay: None,
+            cli_version: None,
         }))
     }
 }

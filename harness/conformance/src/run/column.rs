@@ -205,6 +205,33 @@ impl ColumnKind {
         })
     }
 
+    /// Why a live CLI on a real clock cannot be held to the row's instants:
+    /// its start-up (0.3 to 6 s before its first call) and each model round
+    /// trip are wall time inside the turn, so a row that fixes when the turn
+    /// ends by the seat's own calls, gives the turn less time than a CLI
+    /// takes to start, or lets a grant expire mid-turn grades the CLI's
+    /// speed, not the envelope. An ending at the time limit is the
+    /// envelope's own deadline, and still graded.
+    fn real_clock_timing(self, condition: &Condition) -> Option<String> {
+        if !matches!(self, ColumnKind::LiveMcp(_)) {
+            return None;
+        }
+        let cli = "a live CLI spends its start-up and model round trips in real time inside the turn";
+        let timeout = condition.world.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if timeout < LIVE_START_UP_MS {
+            return Some(format!("the turn's time limit is {timeout} ms, less than {LIVE_START_UP_MS} ms; {cli}"));
+        }
+        let ended_at = condition.expect_turn.as_ref().and_then(|turn| turn.ended_at_ms).filter(|ms| *ms < timeout);
+        if let Some(ms) = ended_at {
+            return Some(format!("the row fixes the turn's end at {ms} ms, before its time limit; {cli}"));
+        }
+        condition
+            .world
+            .expires_after_operations
+            .as_ref()
+            .map(|_| format!("a grant expires mid-turn at an instant the turn's own operations set; {cli}"))
+    }
+
     /// The reason a condition declares for this column, if any; what it
     /// declares for the MCP column holds for every live MCP seat.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
@@ -246,7 +273,8 @@ impl ColumnKind {
             .or_else(|| beyond_a_seat(script))
             .or_else(|| self.unwritable_tool(script))
             .or_else(|| self.untimed_seat(script))
-            .or_else(|| self.beyond_mcp(script, condition));
+            .or_else(|| self.beyond_mcp(script, condition))
+            .or_else(|| self.real_clock_timing(condition));
         for attempt in &script.attempts {
             if attempt.inspect.is_some() {
                 limits.grading.unreachable.insert(
@@ -270,6 +298,10 @@ impl ColumnKind {
         limits
     }
 }
+
+/// The least time limit a row may give a live CLI's turn: more than the
+/// slowest pinned CLI was seen to take to start (Pi, up to 6 s loaded).
+pub const LIVE_START_UP_MS: u64 = 10_000;
 
 /// Whether the condition's grace swallows its whole time limit (E62).
 fn drains_from_the_start(condition: &Condition) -> bool {

@@ -25,7 +25,7 @@ use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_mcp::bridge::CallIdMinter;
 use sharedos_mcp::harness::Transport;
 use sharedos_mcp::live::{LiveCli, LiveHarness, ScriptedModel};
-use sharedos_mcp::runtime::{DeclaredModel, McpHarnessRuntime};
+use sharedos_mcp::runtime::{CliIdentity, DeclaredModel, McpHarnessRuntime};
 use sharedos_mcp::scripted_client::{ScriptedCall, ScriptedEnding, ScriptedMcpClient};
 use sharedos_mcp::serve::ServeOptions;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
@@ -260,8 +260,12 @@ pub fn live_mcp_seat(
         harness = harness.with_scripted_model(ScriptedModel { play: seat_script.play(), witness: Arc::clone(&log) });
         witness = Some(log);
     }
-    let runtime =
-        McpHarnessRuntime::new(mcp.vendor, Rc::new(harness), mcp_call_ids(seat_script)).with_serve_options(options);
+    let name = std::path::Path::new(&seat.launch.command)
+        .file_name()
+        .map_or_else(|| seat.launch.command.clone(), |name| name.to_string_lossy().into_owned());
+    let runtime = McpHarnessRuntime::new(mcp.vendor, Rc::new(harness), mcp_call_ids(seat_script))
+        .with_serve_options(options)
+        .with_cli(CliIdentity { name, version: mcp.cli_version.clone() });
     let runtime = match mcp.model {
         SeatModel::Scripted => {
             runtime.with_model(DeclaredModel { id: SCRIPTED_MODEL.into(), provider: Some(TRANSCRIPT_PROVIDER.into()) })

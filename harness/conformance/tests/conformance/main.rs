@@ -26,4 +26,5 @@ mod reason_codes;
 mod receipt;
 mod record;
 mod support;
+mod vendor_witness;
 mod world_set;

@@ -5,7 +5,7 @@ use crate::support::suite_root;
 use serde_json::Value;
 use sharedos_conformance::input::error::LoadErrorKind;
 use sharedos_conformance::input::loader::parse_seat;
-use sharedos_conformance::input::seat::{McpTransport, ProcessScope};
+use sharedos_conformance::input::seat::{McpTransport, ProcessScope, SeatModel};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_process::message::Clock;
 use std::path::Path;
@@ -64,16 +64,41 @@ fn what_only_an_mcp_seat_has_is_refused_on_a_process_seat() {
     assert_eq!(commandless, (LoadErrorKind::OutOfBounds, "/command".into()));
 }
 
-/// Every seat file committed: the reference runtime's and the live
-/// examples under `harness/seats/live/`.
-fn committed_seat_files() -> Vec<std::path::PathBuf> {
-    let seats = suite_root().join("harness/seats");
-    let mut files = vec![seats.join("python-reference.json")];
-    let mut live: Vec<_> = std::fs::read_dir(seats.join("live")).unwrap().map(|e| e.unwrap().path()).collect();
-    live.sort();
-    assert_eq!(live.len(), 4, "one live example per vendor");
-    files.extend(live);
+/// The seat files in one folder under `harness/seats/`, sorted.
+fn seat_files_in(folder: &str) -> Vec<std::path::PathBuf> {
+    let dir = suite_root().join("harness/seats").join(folder);
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
     files
+}
+
+/// Every seat file committed: the reference runtime's, the live examples
+/// under `harness/seats/live/`, and the pinned CLIs' under `vendors/`.
+fn committed_seat_files() -> Vec<std::path::PathBuf> {
+    let mut files = vec![suite_root().join("harness/seats/python-reference.json")];
+    let live = seat_files_in("live");
+    assert_eq!(live.len(), 4, "one live example per vendor");
+    let vendors = seat_files_in("vendors");
+    assert_eq!(vendors.len(), 3, "one seat per pinned CLI");
+    files.extend(live);
+    files.extend(vendors);
+    files
+}
+
+#[test]
+fn the_pinned_clis_seats_use_the_scripted_model_and_the_clis_under_vendors() {
+    let vendors = seat_files_in("vendors");
+    assert_eq!(vendors.len(), 3);
+    for file in vendors {
+        let seat = parse_seat(&file, file.parent().unwrap(), &std::fs::read_to_string(&file).unwrap()).unwrap();
+        let mcp = seat.mcp.as_ref().unwrap();
+        assert_eq!(mcp.model, SeatModel::Scripted, "{}", file.display());
+        let command = Path::new(&seat.launch.command);
+        assert!(command.is_absolute(), "a CLI path is read from the seat's folder: {}", command.display());
+        let pinned = Path::new("vendors/node_modules/.bin").join(mcp.vendor.executable());
+        assert!(command.ends_with(&pinned), "{} is the pinned CLI", command.display());
+        assert_eq!(seat.launch.env.keys().collect::<Vec<_>>(), ["PATH"], "nothing of the user's but PATH");
+    }
 }
 
 #[test]
@@ -94,6 +119,8 @@ fn every_committed_seat_file_loads_and_follows_the_seat_schema() {
         r#"{"name": "m", "label": "M", "kind": "mcp", "vendor": "pi", "clock": "virtual"}"#,
         r#"{"name": "p", "label": "P", "kind": "scripted", "command": "x", "vendor": "pi"}"#,
         r#"{"name": "p", "label": "P", "kind": "scripted"}"#,
+        r#"{"name": "p", "label": "P", "kind": "scripted", "command": "x", "model": "scripted"}"#,
+        r#"{"name": "m", "label": "M", "kind": "mcp", "vendor": "pi", "model": "a-model"}"#,
     ];
     for text in refused {
         let value: Value = serde_json::from_str(text).unwrap();

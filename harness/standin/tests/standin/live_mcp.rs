@@ -55,14 +55,21 @@ fn committed_mcp_statuses() -> BTreeMap<String, String> {
     statuses
 }
 
+/// What a live column declares not applicable, and the committed MCP
+/// column (on virtual time) runs: rows that time the turn tighter than a
+/// CLI's start-up on a real clock.
+const REAL_CLOCK_REASON: &str = "a live CLI spends its start-up and model round trips in real time inside the turn";
+
 /// Runs `selection` in the live column, each cell declared or run as a
 /// run would, and checks each cell's status is the committed MCP
-/// column's; returns how many cells there were and how many passed.
-fn matches_the_mcp_column(suite: &Suite, column: &str, selection: Selection) -> (usize, usize) {
+/// column's, but for rows a real clock cannot time (declared not
+/// applicable here, with their reason); returns how many cells there were,
+/// how many passed, and how many were declared for the real clock.
+fn matches_the_mcp_column(suite: &Suite, column: &str, selection: Selection) -> (usize, usize, usize) {
     let committed = committed_mcp_statuses();
     let selection = Selection { columns: vec![column.to_string()], ..selection };
     let planned = plan(suite, &selection);
-    let (mut cells, mut passed) = (0, 0);
+    let (mut cells, mut passed, mut real_clock) = (0, 0, 0);
     for (planned, result) in run_all(suite, &planned, RunSettings { jobs: 2, ..RunSettings::default() }) {
         let cell = match (planned.declared, result) {
             (Some(cell), _) => cell,
@@ -71,11 +78,15 @@ fn matches_the_mcp_column(suite: &Suite, column: &str, selection: Selection) -> 
         };
         let key = format!("{}/{}", planned.key.case, planned.key.condition);
         let status = cell.status.as_str();
-        assert_eq!(Some(status), committed.get(&key).map(String::as_str), "{key} in {column}: {:?}", cell.detail);
         cells += 1;
+        if status == "not_applicable" && cell.detail.as_deref().is_some_and(|d| d.ends_with(REAL_CLOCK_REASON)) {
+            real_clock += 1;
+            continue;
+        }
+        assert_eq!(Some(status), committed.get(&key).map(String::as_str), "{key} in {column}: {:?}", cell.detail);
         passed += usize::from(status == "pass");
     }
-    (cells, passed)
+    (cells, passed, real_clock)
 }
 
 fn cases(ids: &[&str]) -> Selection {
@@ -87,10 +98,14 @@ fn d41_d42_d45_a_live_seat_of_each_vendor_over_http_grades_as_the_committed_mcp_
     for vendor in ["claude-code", "codex", "deepseek", "pi"] {
         let (suite, column) = suite_with(vendor, "http");
         let matrix = Selection { families: vec!["matrix".into()], ..Selection::default() };
-        let (cells, passed) = matches_the_mcp_column(&suite, &column, matrix);
-        assert_eq!((cells, passed), (34, 27), "{vendor}: the matrix family's cells, and those that pass");
-        let stalled = cases(&["annotate-loop-prompt-hash-on-stalled"]);
-        assert_eq!(matches_the_mcp_column(&suite, &column, stalled), (1, 1), "{vendor}: a CLI stalled to the deadline");
+        let graded = matches_the_mcp_column(&suite, &column, matrix);
+        assert_eq!(graded, (34, 26, 1), "{vendor}: the matrix family's cells, those that pass, one timed by the clock");
+        let stalled = cases(&["retryable-w01-read-then-deadline"]);
+        assert_eq!(
+            matches_the_mcp_column(&suite, &column, stalled),
+            (1, 1, 0),
+            "{vendor}: a CLI stalled to the deadline"
+        );
     }
 }
 
@@ -101,7 +116,7 @@ fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
         // A message's createdAt is the instant of its call, which a real
         // clock puts after the turn's start (rules version 4).
         let selection = cases(&["escalation", "hidden-tool", "forged-grant", "messaging-reply-accepted"]);
-        assert_eq!(matches_the_mcp_column(&suite, &column, selection), (4, 4), "{vendor}");
+        assert_eq!(matches_the_mcp_column(&suite, &column, selection), (4, 4, 0), "{vendor}");
     }
 }
 
@@ -122,6 +137,10 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
     for status in committed_mcp_statuses().into_values() {
         *committed.entry(status).or_insert(0) += 1;
     }
+    // Six rows the committed column passes on virtual time time the turn
+    // tighter than a real clock allows, and are declared not applicable.
+    *committed.entry("pass".to_string()).or_insert(0) -= 6;
+    *committed.entry("not_applicable".to_string()).or_insert(0) += 6;
     assert_eq!(certified.summary, committed, "the whole suite, as the committed MCP column grades it");
     let evidence = std::fs::read_to_string(out.join("evidence.jsonl")).unwrap();
     assert!(evidence.contains(r#""clock":"real""#), "its records say they ran on a real clock");

@@ -1,0 +1,85 @@
+//! Each recipe against its pinned CLI (`scripts/vendors.sh`) and the
+//! scripted model, as a user runs it: five rows whose endings differ (the
+//! escalation call, a failed turn, a hang-up, calls with refusals, a turn
+//! whose prompt hash is graded) pass in each vendor's column. Where the
+//! pinned CLIs are not installed the tests say so and pass, except on CI,
+//! whose script installs them first.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_sharedos-conformance");
+
+/// The rows, with their one condition each.
+const ROWS: [&str; 5] = [
+    "annotate-loop-escalation-asked",
+    "annotate-loop-prompt-hash-on-failed",
+    "annotate-loop-prompt-hash-on-hung-up",
+    "annotate-loop-prompt-hash-on-completed",
+    "bounded-grant",
+];
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// Whether the pinned `cli` is installed; on CI its absence is a failure.
+fn installed(cli: &str) -> bool {
+    let path = root().join("vendors/node_modules/.bin").join(cli);
+    if path.is_file() {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "{} is missing on CI: scripts/vendors.sh installs it", path.display());
+    eprintln!("skipped: {} is not installed (run scripts/vendors.sh)", path.display());
+    false
+}
+
+/// Runs the rows in `vendor`'s column and returns each cell's status.
+fn statuses(vendor: &str) -> Vec<(String, String)> {
+    let seat = root().join(format!("harness/seats/vendors/{vendor}.json"));
+    let mut command = Command::new(BINARY);
+    command.arg("run").arg("--root").arg(root()).arg("--seat").arg(&seat);
+    command.args(["--column", &format!("mcp:{vendor}"), "--format", "jsonl", "--jobs", "2"]);
+    for row in ROWS {
+        command.args(["--case", row]);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let cells: Vec<(String, String)> = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["event"] == "cell")
+        .map(|event| {
+            (event["case"].as_str().unwrap_or("").to_string(), event["status"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    cells
+}
+
+fn every_row_passes(vendor: &str, cli: &str) {
+    if !installed(cli) {
+        return;
+    }
+    let cells = statuses(vendor);
+    assert_eq!(cells.len(), ROWS.len(), "one cell per row: {cells:?}");
+    for (case, status) in &cells {
+        assert_eq!(status, "pass", "{case} in mcp:{vendor}");
+    }
+}
+
+#[test]
+fn codex_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+    every_row_passes("codex", "codex");
+}
+
+#[test]
+fn claude_code_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+    every_row_passes("claude-code", "claude");
+}
+
+#[test]
+fn pi_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+    every_row_passes("pi", "pi");
+}
