@@ -4,6 +4,7 @@
 
 use crate::harness::HarnessExit;
 use serde_json::{json, Map, Value};
+use sharedos_drivers::codec::pi::retry_follows;
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_envelope::runtime::{complete, fail};
@@ -14,9 +15,17 @@ pub const HARNESS_NOT_STARTED: &str = "harness_not_started";
 /// The code of a harness that exited non-zero without an ending.
 pub const HARNESS_EXITED_WITHOUT_OUTCOME: &str = "harness_exited_without_outcome";
 
+/// Whether `frame` is an ending Pi went back on: an `agent_end` after a
+/// transient failure, followed by Pi's `auto_retry_start`.
+fn retried(frame: &Map<String, Value>, next: Option<&Map<String, Value>>) -> bool {
+    let retry_started = next.and_then(|next| next.get("type")).and_then(Value::as_str) == Some("auto_retry_start");
+    retry_started && retry_follows(frame)
+}
+
 /// The outcome of a harness `id` that ended as `exit`, its stdout read by
-/// `protocol`: the first terminal frame wins; without one, a clean exit
-/// completes with the prose it wrote and any other exit fails.
+/// `protocol`: the first terminal frame wins, but for one its CLI went
+/// back on to retry; without one, a clean exit completes with the prose
+/// it wrote and any other exit fails.
 #[must_use]
 pub fn harness_outcome(id: &str, protocol: &dyn HarnessProtocol, exit: &HarnessExit) -> Value {
     let (code, stdout): (i32, &[String]) = match exit {
@@ -28,8 +37,14 @@ pub fn harness_outcome(id: &str, protocol: &dyn HarnessProtocol, exit: &HarnessE
         HarnessExit::Stopped => (-1, &[]),
     };
     let mut messages = Vec::new();
-    for frame in stdout.iter().filter_map(|line| serde_json::from_str::<Map<String, Value>>(line).ok()) {
-        for step in protocol.interpret(&frame) {
+    let frames: Vec<Map<String, Value>> =
+        stdout.iter().filter_map(|line| serde_json::from_str::<Map<String, Value>>(line).ok()).collect();
+    for (index, frame) in frames.iter().enumerate() {
+        if retried(frame, frames.get(index + 1)) {
+            // Pi failed a model call and tried it again: a later ending decides.
+            continue;
+        }
+        for step in protocol.interpret(frame) {
             match step {
                 HarnessStep::Message { text } => messages.push(text),
                 HarnessStep::Failed { error } => return fail(error),

@@ -9,6 +9,7 @@ use crate::recipe::{mcp_recipe, McpRecipe, RecipeInput};
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_drivers::child_process::{ChildMode, HarnessProcess, Launch, ProcessLimits};
+use sharedos_drivers::codec::pi::retry_follows;
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::transport::TransportError;
 use sharedos_drivers::vendor::Vendor;
@@ -191,6 +192,9 @@ impl LiveHarness {
                         .interpret(&frame)
                         .iter()
                         .any(|step| matches!(step, HarnessStep::Complete { .. } | HarnessStep::Failed { .. }));
+                    // Pi, its retries on, goes back on an ending after a
+                    // transient failure: its stdin stays open for the retry.
+                    let terminal = terminal && !(recipe.cli_retries && retry_follows(&frame));
                     stdout.push(Value::Object(frame).to_string());
                     if terminal && !ended {
                         // The first ending closes stdin: a session CLI exits on it (D50).

@@ -56,6 +56,9 @@ pub struct McpRecipe {
     pub stdin: Option<String>,
     /// Keep stdin open after that line (Pi's session ends at end of input).
     pub keep_stdin_open: bool,
+    /// The CLI retries a failed model call itself after writing an ending
+    /// (Pi with the vendor's model): stdin stays open past such an ending.
+    pub cli_retries: bool,
 }
 
 /// What a recipe is written for.
@@ -116,6 +119,7 @@ fn base_recipe(command: &str, args: Vec<String>, home: &TurnHome) -> McpRecipe {
         env: home.variables(),
         stdin: None,
         keep_stdin_open: false,
+        cli_retries: false,
     }
 }
 

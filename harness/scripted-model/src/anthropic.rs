@@ -3,7 +3,7 @@
 
 use crate::naming::{identifiers_in, PresentedName};
 use crate::play::{call_id, call_index, Reply, FAILURE_MESSAGE, FINAL_TEXT};
-use crate::view::{sse, RequestView, Role, Then, Wire};
+use crate::view::{sse, RequestView, Then, Wire};
 use crate::witness::{bounded, Returned};
 use serde_json::{json, Map, Value};
 
@@ -51,10 +51,7 @@ pub fn read(body: &Value) -> RequestView {
             }
         }
     }
-    asked.sort_unstable();
-    asked.dedup();
-    let role = if offered.is_empty() { Role::Side } else { Role::Loop };
-    RequestView { role, asked: asked.len(), offered, returned }
+    RequestView::read(offered, asked, returned)
 }
 
 /// The system prompt and every text block, joined: where deferred tools

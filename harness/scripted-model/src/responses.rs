@@ -3,7 +3,7 @@
 
 use crate::naming::PresentedName;
 use crate::play::{call_id, call_index, Reply, FAILURE_MESSAGE, FINAL_TEXT};
-use crate::view::{sse, RequestView, Role, Then, Wire};
+use crate::view::{sse, RequestView, Then, Wire};
 use crate::witness::{bounded, Returned};
 use serde_json::{json, Value};
 
@@ -43,10 +43,7 @@ pub fn read(body: &Value) -> RequestView {
             _ => {}
         }
     }
-    asked.sort_unstable();
-    asked.dedup();
-    let role = if offered.is_empty() { Role::Side } else { Role::Loop };
-    RequestView { role, asked: asked.len(), offered, returned }
+    RequestView::read(offered, asked, returned)
 }
 
 /// A call's output as text, and whether it says it failed: a string, or

@@ -26,6 +26,20 @@ pub struct RequestView {
     pub returned: Vec<Returned>,
 }
 
+impl RequestView {
+    /// The view of a request offering `offered`, whose conversation holds
+    /// this model's calls `asked` (by index, a call repeated counted once)
+    /// and their results `returned`. A request offering no tool is a side
+    /// request: the agent's loop always offers the served ones.
+    #[must_use]
+    pub fn read(offered: Vec<PresentedName>, mut asked: Vec<usize>, returned: Vec<Returned>) -> RequestView {
+        asked.sort_unstable();
+        asked.dedup();
+        let role = if offered.is_empty() { Role::Side } else { Role::Loop };
+        RequestView { role, asked: asked.len(), offered, returned }
+    }
+}
+
 /// How a reply is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wire {

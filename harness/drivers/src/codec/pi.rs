@@ -83,8 +83,10 @@
 
 mod event;
 mod live;
+mod retry;
 
 pub use live::PiLiveReader;
+pub use retry::retry_follows;
 
 use crate::frame::{HarnessFrame, HarnessStep};
 use crate::protocol::{listed_tool, HarnessFrameWriter, HarnessProtocol};

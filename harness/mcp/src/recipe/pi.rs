@@ -80,5 +80,8 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
     recipe.env.insert("SHAREDOS_MCP_CONFIG".into(), input.workspace.join(".mcp.json").display().to_string());
     recipe.stdin = Some(json!({ "id": input.execution_id, "type": "prompt", "message": input.prompt }).to_string());
     recipe.keep_stdin_open = true;
+    // Against the vendor's model Pi's own retries stay on, and the seat
+    // must not end Pi mid-retry.
+    recipe.cli_retries = input.model.is_none();
     recipe
 }

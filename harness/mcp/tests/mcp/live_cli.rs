@@ -76,6 +76,29 @@ async fn d50_a_session_cli_has_stdin_closed_at_its_first_ending_and_then_exits()
 }
 
 #[tokio::test]
+async fn d50_pi_with_its_retries_on_keeps_its_stdin_past_an_ending_it_retries_and_the_retry_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    // Pi's shape after a dropped stream: an ending whose last message failed
+    // `terminated`, then `auto_retry_start`, then the retry's own ending.
+    // Like Pi, it exits at once, writing nothing more, if its input ends
+    // while it waits to retry.
+    let failed =
+        r#"{"type":"agent_end","messages":[{"role":"assistant","stopReason":"error","errorMessage":"terminated"}]}"#;
+    let retry = r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":500,"errorMessage":"terminated"}"#;
+    let said = r#"{"type":"message_end","message":{"role":"assistant","stopReason":"stop","content":[{"type":"text","text":"done"}]}}"#;
+    let done = r#"{"type":"agent_end","messages":[{"role":"assistant","stopReason":"stop","content":[{"type":"text","text":"done"}]}]}"#;
+    let body = format!(
+        "read prompt\necho '{failed}'\necho '{retry}'\ntimeout 1 cat > /dev/null\n[ $? -eq 124 ] || exit 0\necho '{said}'\necho '{done}'\ncat > /dev/null"
+    );
+    let command = script(dir.path(), &body);
+    let result = turn(cli(Vendor::Pi, command, BTreeMap::new(), 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "the retry's ending decides: {:?}", result.error);
+    // Ended mid-retry, Pi would have written no second ending, and the
+    // turn would have completed with no answer.
+    assert_eq!(result.output, Some(serde_json::json!({ "text": "done" })));
+}
+
+#[tokio::test]
 async fn d50_a_silent_session_cli_has_stdin_closed_after_the_idle_timeout_and_stderr_counts_as_activity() {
     let dir = tempfile::tempdir().unwrap();
     // Says nothing on stdout; talks on stderr for 600 ms, then waits for

@@ -300,6 +300,7 @@ fn pi_loads_the_harness_adapter_alone_and_reads_its_prompt_from_one_rpc_line_on_
         Some(r#"{"id":"exec-1","message":"Call `files.read` with {}","type":"prompt"}"#)
     );
     assert!(recipe.keep_stdin_open, "the end of input would end Pi's session");
+    assert!(recipe.cli_retries, "against the vendor's model Pi retries a failed model call itself");
     in_its_own_home(&recipe);
     let env = |name: &str| recipe.env.get(name).map(String::as_str);
     assert_eq!(env("PI_CODING_AGENT_DIR"), Some("/ws/home/.pi/agent"));
@@ -320,6 +321,7 @@ fn pi_with_the_scripted_model_gets_a_provider_of_its_own_and_no_retries() {
     assert_eq!(provider["models"][0]["id"], "scripted-model");
     let settings: serde_json::Value = serde_json::from_str(&file(&recipe, "home/.pi/agent/settings.json")).unwrap();
     assert_eq!(settings["retry"], serde_json::json!({ "enabled": false, "provider": { "maxRetries": 0 } }));
+    assert!(!recipe.cli_retries, "no retry against the scripted model");
 }
 
 #[test]
