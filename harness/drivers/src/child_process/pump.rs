@@ -12,10 +12,11 @@ use super::launch::ProcessLimits;
 use super::lines::{classify, LineKind};
 use super::splitter::{LineSplitter, RawLine};
 use crate::frame::HarnessFrame;
+use rustix::process::{kill_process_group, Pid, Signal};
 use std::collections::VecDeque;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, ChildStderr, ChildStdout};
 use tokio::sync::{mpsc, watch};
@@ -132,6 +133,10 @@ impl Pump {
             };
             self.handle(wake, &mut st, &out_buf, &err_buf).await;
         }
+        // Members that outlived the leader were sent SIGTERM when it exited;
+        // one that ignored it, or let go of the pipes, must not outlive the
+        // turn either.
+        self.signal_group(Signal::KILL);
         self.status.send_modify(|s| s.done = true);
     }
 
@@ -153,7 +158,7 @@ impl Pump {
             Wake::Deadline => self.force_end(st, ChannelEnd::DeadlineExceeded).await,
             Wake::HardKill => {
                 st.hard_killed = true;
-                self.signal_group("KILL").await;
+                self.signal_group(Signal::KILL);
                 // The leader is killed directly too, in case `kill` could not run.
                 let _ = self.child.start_kill();
             }
@@ -186,7 +191,7 @@ impl Pump {
         self.status.send_modify(|s| s.reaped = true);
         // Descendants left in the group would hold the pipes open; they end
         // with the turn.
-        self.signal_group("TERM").await;
+        self.signal_group(Signal::TERM);
         st.drain_until = Some(Instant::now() + self.limits.exit_drain);
         if self.stdout.is_none() {
             self.end_naturally(st, ChannelEnd::Exited);
@@ -258,25 +263,19 @@ impl Pump {
         }
         if !st.exited && st.term_sent_at.is_none() {
             st.term_sent_at = Some(Instant::now());
-            self.signal_group("TERM").await;
+            self.signal_group(Signal::TERM);
         }
     }
 
-    /// Sends `signal` to the whole process group with the system `kill`
-    /// (no `unsafe` and no extra dependency). The group id cannot be reused
-    /// while any member lives, so this never reaches a stranger's group
-    /// while ours has members; when `kill` cannot run or finds no group,
-    /// the leader alone is killed (a no-op once it has been reaped).
-    async fn signal_group(&mut self, signal: &str) {
-        let Some(pgid) = self.pgid else { return };
-        let sent = tokio::process::Command::new("kill")
-            .args(["-s", signal, "--", &format!("-{pgid}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-        if !matches!(sent, Ok(status) if status.success()) {
+    /// Sends `signal` to the whole process group. The group id cannot be
+    /// reused while any member lives, so this never reaches a stranger's
+    /// group while ours has members; when no group is found, the leader
+    /// alone is killed (a no-op once it has been reaped).
+    fn signal_group(&mut self, signal: Signal) {
+        let Some(pgid) = self.pgid.and_then(|pgid| i32::try_from(pgid).ok()).and_then(Pid::from_raw) else {
+            return;
+        };
+        if kill_process_group(pgid, signal).is_err() {
             let _ = self.child.start_kill();
         }
     }

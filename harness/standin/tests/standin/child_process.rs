@@ -453,3 +453,20 @@ async fn d27_every_reader_waiting_when_the_process_exits_gets_no_frame() {
     assert_eq!((exit.code, exit.signal), (Some(0), None));
     guarded(process.dispose()).await;
 }
+
+#[tokio::test]
+async fn a_member_that_outlives_its_leader_and_ignores_sigterm_is_killed_with_the_group() {
+    // A wrapper's shape: it starts a child that ignores SIGTERM and lets go
+    // of the pipes, says the child's pid, and exits at once. The group is
+    // sent SIGTERM when the leader exits, which the child ignores; only the
+    // SIGKILL after the leader's exit ends it.
+    let body = "(trap '' TERM; exec sleep 30) </dev/null >/dev/null 2>&1 &\necho \"{\\\"pid\\\": $!}\"\nexit 0";
+    let launch = Launch::new("/bin/sh").args(["-c".to_string(), body.to_string()]).env("PATH", "/usr/bin:/bin");
+    let process = HarnessProcess::start(&launch.mode(ChildMode::Observe).limits(limits()), AbortSignal::new()).unwrap();
+    let frame = guarded(process.next_frame(AbortSignal::new())).await.unwrap().expect("the pid frame");
+    let orphan = u32::try_from(frame["pid"].as_u64().unwrap()).unwrap();
+    assert_eq!(guarded(process.exited()).await.and_then(|exit| exit.code), Some(0), "the leader exited by itself");
+    guarded(process.dispose()).await;
+    let state = until_not_running(orphan).await;
+    assert!(state.is_none() || state == Some('Z'), "the orphan went with its group: {state:?}");
+}
