@@ -97,6 +97,20 @@ impl WitnessLog {
         self.exchanges.iter().flat_map(|exchange| &exchange.returned).find(|returned| returned.index == index)
     }
 
+    /// The evidence that the CLI declined the call at `index` itself, as a
+    /// tool it was not offered: the model asked for it under a name the
+    /// request did not offer, and what the CLI returned for it says no
+    /// such tool exists. The number of the request that asked for it
+    /// (from 1), and what came back.
+    #[must_use]
+    pub fn declined_as_not_offered(&self, index: usize) -> Option<(usize, &Returned)> {
+        let asked = self.exchanges.iter().position(
+            |exchange| matches!(&exchange.answer, Answer::Call { index: asked, offered: false, .. } if *asked == index),
+        )?;
+        let returned = self.returned(index)?;
+        says_no_such_tool(&returned.text).then_some((asked + 1, returned))
+    }
+
     /// Whether the call at `index` was already seen returned.
     fn has_returned(&self, index: usize) -> bool {
         self.returned(index).is_some()
@@ -123,4 +137,17 @@ pub fn bounded(text: &str) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+/// How the pinned CLIs tell their model a tool does not exist: Codex
+/// `unsupported call: <name>`, Claude Code `No such tool available: <name>`,
+/// Pi `Tool <name> not found`.
+const NO_SUCH_TOOL: [&str; 3] = ["unsupported call", "no such tool", "not found"];
+
+/// Whether `text` is a CLI's word that the tool it was asked for does not
+/// exist.
+#[must_use]
+pub fn says_no_such_tool(text: &str) -> bool {
+    let text = text.to_lowercase();
+    NO_SUCH_TOOL.iter().any(|phrase| text.contains(phrase))
 }

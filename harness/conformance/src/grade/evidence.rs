@@ -76,6 +76,9 @@ pub fn grade_cell(evidence: &GradingEvidence, rules: GradingRules<'_>) -> Option
         limits: rules.limits,
         facts: &evidence.facts,
         host_attempts: &evidence.host_attempts,
+        // One log per turn when the seat has a scripted model; the last is
+        // the graded turn's.
+        witness: (evidence.witness.len() == evidence.records.len()).then(|| evidence.witness.last()).flatten(),
     });
     let turns = u32::try_from(evidence.records.len()).unwrap_or(u32::MAX);
     let cell = assemble_cell(rules.column_id, &judgement, &completeness, turns, None);

@@ -24,6 +24,13 @@
 //!   effects expectation are graded as attempts of their row
 //!   ([`GradingInput::host_attempts`]). Rows that state none of these are
 //!   graded exactly as under version 1.
+//! - Versions 3 and 4 are in the README's history (the standard loop's own
+//!   statements; real clocks).
+//! - Version 5 grades a refusal by the runtime itself
+//!   ([`runtime_refusal`]): an adversarial attempt that never reached
+//!   SharedOS passes, refused by the `runtime`, when a scripted model
+//!   witnessed the CLI answer its model that the attempt's tool, which the
+//!   turn did not offer, does not exist.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not
@@ -33,6 +40,7 @@ pub mod attempt;
 pub mod cell;
 pub mod facts;
 pub mod finding;
+pub mod runtime_refusal;
 pub mod status;
 pub mod turn_values;
 pub mod turn_verdict;
@@ -49,9 +57,10 @@ use crate::input::script::AttackScript;
 use attempt::Excuses;
 use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
+use sharedos_scripted_model::witness::WitnessLog;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "4";
+pub const RULES_VERSION: &str = "5";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";
@@ -157,6 +166,9 @@ pub struct GradingInput<'a> {
     /// Attempts graded outside the script: a messaging world's host
     /// operations and effects expectation, listed ahead of the script's.
     pub host_attempts: &'a [AttemptOutcome],
+    /// What a scripted model witnessed of the graded turn, for a live seat
+    /// pointed at one.
+    pub witness: Option<&'a WitnessLog>,
 }
 
 /// A cell's grading, before it is shaped into a manifest cell.
@@ -196,8 +208,11 @@ pub fn judge(input: &GradingInput<'_>) -> Judgement {
         refused_before_start: turn.as_ref().is_some_and(|t| !t.runtime_started),
         ended_as_expected_by_envelope: turn.as_ref().is_some_and(TurnVerdict::ended_as_expected_by_envelope),
     };
+    let turn_number = u32::try_from(input.earlier_records.len() + 1).unwrap_or(u32::MAX);
+    let declined = runtime_refusal::runtime_refusals(input.script, turn_number, input.witness);
     let mut attempts = input.host_attempts.to_vec();
-    attempts.extend(attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses));
+    let graded = attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses, &declined);
+    attempts.extend(graded);
     let finding = match &turn {
         Some(turn) => status::with_turn(&attempts, turn),
         None => status::attempts_only(input.script.kind, &attempts, input.completeness),

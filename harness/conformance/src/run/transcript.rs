@@ -4,7 +4,7 @@
 //! prompt a live seat would be given, and where the driver declares a step.
 
 use crate::grade::receipt::derived_call_id;
-use crate::input::script::{AttackScript, Attempt, TerminalKind};
+use crate::input::script::{AttackScript, TerminalKind};
 use crate::run::attempt_call::{attempt_arguments, IssueContext};
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
@@ -52,21 +52,13 @@ pub const SEAT_FAILURE_MESSAGE: &str = "The seat reported that its turn failed."
 /// never read, which is how a transcript stalls.
 pub const NEVER_MS: u64 = 10 * 365 * 24 * 60 * 60 * 1000;
 
-/// Whether a seat that only speaks tool calls can make `attempt` in `turn`:
-/// it belongs to the turn, is not declared unreachable, is not an
-/// inspection, and names a tool.
-#[must_use]
-pub fn is_issuable(attempt: &Attempt, turn: u32) -> bool {
-    attempt.turn == turn && attempt.unreachable.is_none() && attempt.inspect.is_none() && attempt.tool.is_some()
-}
-
 /// The calls of one turn, in declared order.
 #[must_use]
 pub fn seat_calls(script: &AttackScript, turn: u32, execution_id: &str, context: &IssueContext) -> Vec<SeatCall> {
     script
         .attempts
         .iter()
-        .filter(|a| is_issuable(a, turn))
+        .filter(|a| a.is_issuable(turn))
         .filter_map(|attempt| {
             Some(SeatCall {
                 call_id: derived_call_id(execution_id, &script.id, &attempt.id),
@@ -156,7 +148,7 @@ pub fn seat_prompt(calls: &[SeatCall], ending: &SeatEnding) -> String {
 /// of the turn's `stepBehind` call among its issuable attempts.
 #[must_use]
 pub fn step_behind_position(script: &AttackScript, turn: u32) -> Option<usize> {
-    script.attempts.iter().filter(|a| is_issuable(a, turn)).position(|a| a.step_behind)
+    script.attempts.iter().filter(|a| a.is_issuable(turn)).position(|a| a.step_behind)
 }
 
 /// Where the driver declares a step on the seat's behalf: the release index
@@ -165,7 +157,7 @@ pub fn step_behind_position(script: &AttackScript, turn: u32) -> Option<usize> {
 /// step is the step ceiling.
 #[must_use]
 pub fn declared_step_position(script: &AttackScript, turn: u32, max_tool_calls: Option<u32>) -> Option<usize> {
-    let index = script.attempts.iter().filter(|a| is_issuable(a, turn)).position(|a| a.over_budget)?;
+    let index = script.attempts.iter().filter(|a| a.is_issuable(turn)).position(|a| a.over_budget)?;
     let spent = max_tool_calls.is_some_and(|limit| u32::try_from(index).unwrap_or(u32::MAX) >= limit);
     (!spent).then_some(index)
 }

@@ -336,6 +336,7 @@ fn grade_turns(expected: Value, records: &[ExecutionRecord]) -> Judgement {
         limits: &GradingLimits::default(),
         facts: &facts(None, 0),
         host_attempts: &[],
+        witness: None,
     })
 }
 

@@ -12,6 +12,7 @@ mod families_retryable;
 mod fuzz_readers;
 mod hostile_files;
 mod judge;
+mod judge_runtime_refusal;
 mod judge_turn;
 mod judge_turn_values;
 mod judging;

@@ -96,7 +96,9 @@ fn unreachable_reason(attempt: &Attempt, limits: &GradingLimits, excuses: Excuse
         .or_else(|| excuses.ended_as_expected_by_envelope.then(|| ENDED_BY_ENVELOPE.to_string()))
 }
 
-/// Grades every declared attempt of the script, in declared order.
+/// Grades every declared attempt of the script, in declared order;
+/// `declined` holds the attempts the runtime refused itself, with the
+/// evidence (rules version 5).
 #[must_use]
 pub fn grade_attempts(
     script: &AttackScript,
@@ -104,13 +106,15 @@ pub fn grade_attempts(
     record: &ExecutionRecord,
     limits: &GradingLimits,
     excuses: Excuses,
+    declined: &BTreeMap<String, String>,
 ) -> Vec<AttemptOutcome> {
     script
         .attempts
         .iter()
         .map(|attempt| {
             let receipt = receipts.iter().find(|r| r.move_id == script.id && r.attempt_id == attempt.id);
-            grade_attempt(attempt, receipt, record, unreachable_reason(attempt, limits, excuses))
+            let unreachable = unreachable_reason(attempt, limits, excuses);
+            grade_attempt(attempt, receipt, record, unreachable, declined.get(&attempt.id))
         })
         .collect()
 }
@@ -120,6 +124,7 @@ fn grade_attempt(
     receipt: Option<&AttemptReceipt>,
     record: &ExecutionRecord,
     unreachable: Option<String>,
+    declined: Option<&String>,
 ) -> AttemptOutcome {
     let mut outcome = AttemptOutcome {
         attempt_id: attempt.id.clone(),
@@ -133,6 +138,13 @@ fn grade_attempt(
         expect: attempt.expect.clone(),
         detail: None,
     };
+    let issued = receipt.is_some_and(|receipt| receipt.attempted);
+    if !issued && unreachable.is_none() && refused_by_the_runtime(attempt, declined) {
+        outcome.grade = AttemptGrade::Pass;
+        outcome.refused_by = Some(Source::Runtime);
+        outcome.detail = declined.cloned();
+        return outcome;
+    }
     let receipt = match receipt {
         Some(receipt) if receipt.attempted => receipt,
         unissued => {
@@ -170,6 +182,16 @@ fn grade_attempt(
     };
     outcome.grade = if accepted { AttemptGrade::Pass } else { AttemptGrade::Fail };
     outcome
+}
+
+/// Whether an unissued attempt was refused by the runtime itself: the
+/// witness's evidence, for an attack or probe that expects to be refused.
+/// A control must reach SharedOS, so no refusal excuses it.
+fn refused_by_the_runtime(attempt: &Attempt, declined: Option<&String>) -> bool {
+    declined.is_some()
+        && attempt.role != Role::Control
+        && attempt.expect.rejection.is_none()
+        && !attempt.expect.accepts(ToolStatus::Succeeded, None)
 }
 
 /// The audit reason of an operation a caller's abort interrupted.

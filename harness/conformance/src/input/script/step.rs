@@ -183,6 +183,15 @@ impl Attempt {
         }
     }
 
+    /// Whether a seat that only speaks tool calls can make this attempt in
+    /// `turn`: it belongs to the turn, is not declared unreachable, is not
+    /// an inspection, and names a tool. A driven seat's calls, and the
+    /// scripted model's, are these attempts in declared order.
+    #[must_use]
+    pub fn is_issuable(&self, turn: u32) -> bool {
+        self.turn == turn && self.unreachable.is_none() && self.inspect.is_none() && self.tool.is_some()
+    }
+
     /// True for a step that speaks only to the runtime host (annotate, emit,
     /// read) or is made after the turn closed: a seat that only speaks tool
     /// calls cannot make it.

@@ -12,6 +12,7 @@ use sharedos_conformance::input::script::AttackScript;
 use sharedos_conformance::output::manifest::Cell;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::ExecutionRecord;
+use sharedos_scripted_model::witness::WitnessLog;
 
 pub const H: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 pub const EXEC: &str = "exec";
@@ -172,8 +173,31 @@ pub fn grade_with_facts(
         limits,
         facts,
         host_attempts: &[],
+        witness: None,
     });
     Graded { judgement, completeness }
+}
+
+/// Grades one turn whose scripted model witnessed `witness`.
+pub fn grade_witnessed(
+    script: &AttackScript,
+    receipts: &[AttemptReceipt],
+    record: &ExecutionRecord,
+    witness: &WitnessLog,
+) -> Judgement {
+    let completeness = check_completeness(record);
+    judge(&GradingInput {
+        script,
+        expect_turn: None,
+        receipts,
+        record,
+        earlier_records: &[],
+        completeness: &completeness,
+        limits: &GradingLimits::default(),
+        facts: &TurnFacts::default(),
+        host_attempts: &[],
+        witness: Some(witness),
+    })
 }
 
 pub fn grade(script: &AttackScript, receipts: &[AttemptReceipt], record: &ExecutionRecord) -> Judgement {
