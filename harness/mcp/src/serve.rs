@@ -124,7 +124,27 @@ impl Serving {
             Open::Socket(socket) => socket.close().await,
         }
         if let Some(workspace) = self.workspace {
-            let _ = workspace.close();
+            remove_workspace(workspace).await;
+        }
+    }
+}
+
+/// How many times the workspace's removal is tried.
+const REMOVAL_TRIES: u32 = 20;
+/// The pause between two tries.
+const REMOVAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Deletes the workspace, which holds the turn's config files (one with
+/// the bearer token) and the CLI's home. A CLI's last writes on its way
+/// out (a backup of its settings, a straggler killed a moment before) can
+/// race the removal, which then fails on a folder no longer empty: it is
+/// tried again until the folder is gone.
+async fn remove_workspace(workspace: tempfile::TempDir) {
+    let path = workspace.keep();
+    for _ in 0..REMOVAL_TRIES {
+        match std::fs::remove_dir_all(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => tokio::time::sleep(REMOVAL_PAUSE).await,
+            _ => return,
         }
     }
 }
@@ -144,4 +164,38 @@ fn fresh_token() -> std::io::Result<String> {
     let mut bytes = [0_u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(hex::encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_workspace_a_cli_still_writes_into_is_removed_all_the_same() {
+        let workspace = tempfile::Builder::new().prefix("sharedos-mcp-test-").tempdir().unwrap();
+        let path = workspace.path().to_path_buf();
+        let backups = path.join("home/.claude/backups");
+        std::fs::create_dir_all(&backups).unwrap();
+        std::fs::write(path.join(".mcp.json"), "{\"token\": \"secret\"}").unwrap();
+        // A CLI on its way out, writing backups for 100 ms while the
+        // workspace is removed under it (it makes its backup folder again,
+        // never its home).
+        let writer = std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let mut written = 0_u32;
+            while started.elapsed() < std::time::Duration::from_millis(100) {
+                let _ = std::fs::create_dir(&backups);
+                let _ = std::fs::write(backups.join(format!("settings-{written}.json")), "{}");
+                written += 1;
+            }
+            written
+        });
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        remove_workspace(workspace).await;
+        let gone = !path.exists();
+        let written = writer.join().unwrap();
+        let _ = std::fs::remove_dir_all(&path);
+        assert!(written > 0);
+        assert!(gone, "the workspace, token file and home included, is gone");
+    }
 }
