@@ -167,6 +167,7 @@ fn fresh_token() -> std::io::Result<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
