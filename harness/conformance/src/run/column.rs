@@ -211,7 +211,8 @@ impl ColumnKind {
     /// ends by the seat's own calls, gives the turn less time than a CLI
     /// takes to start, or lets a grant expire mid-turn grades the CLI's
     /// speed, not the envelope. An ending at the time limit is the
-    /// envelope's own deadline, and still graded.
+    /// envelope's own deadline, and a turn ended before it starts no CLI
+    /// touches: both are still graded.
     fn real_clock_timing(self, condition: &Condition) -> Option<String> {
         if !matches!(self, ColumnKind::LiveMcp(_)) {
             return None;
@@ -221,8 +222,14 @@ impl ColumnKind {
         if timeout < LIVE_START_UP_MS {
             return Some(format!("the turn's time limit is {timeout} ms, less than {LIVE_START_UP_MS} ms; {cli}"));
         }
+        // A turn the row expects never to start (its host aborted it first)
+        // ends before any CLI is started, so no start-up can move its end.
+        let starts = condition
+            .expect_turn
+            .as_ref()
+            .is_none_or(|turn| turn.event_counts.as_ref().and_then(|counts| counts.get("turn.started")) != Some(&0));
         let ended_at = condition.expect_turn.as_ref().and_then(|turn| turn.ended_at_ms).filter(|ms| *ms < timeout);
-        if let Some(ms) = ended_at {
+        if let Some(ms) = ended_at.filter(|_| starts) {
             return Some(format!("the row fixes the turn's end at {ms} ms, before its time limit; {cli}"));
         }
         condition
