@@ -149,6 +149,12 @@ impl LiveHarness {
         };
         let exit = self.converse(&process, &recipe, launch).await;
         process.dispose().await;
+        // The files the recipe wrote (one holds the bearer token) go now, on
+        // their own: a process the CLI left behind outside its group may
+        // still be writing into its home when the workspace is removed.
+        for file in &recipe.files {
+            let _ = std::fs::remove_file(input.workspace.join(&file.name));
+        }
         exit
     }
 

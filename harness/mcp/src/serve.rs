@@ -130,9 +130,9 @@ impl Serving {
 }
 
 /// How many times the workspace's removal is tried.
-const REMOVAL_TRIES: u32 = 20;
+const REMOVAL_TRIES: u32 = 50;
 /// The pause between two tries.
-const REMOVAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+const REMOVAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Deletes the workspace, which holds the turn's config files (one with
 /// the bearer token) and the CLI's home. A CLI's last writes on its way

@@ -99,6 +99,28 @@ async fn d50_pi_with_its_retries_on_keeps_its_stdin_past_an_ending_it_retries_an
 }
 
 #[tokio::test]
+async fn the_token_file_goes_with_the_turn_even_while_a_process_the_cli_left_behind_writes_into_its_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("workspace.txt");
+    // A CLI that leaves a process behind in a session of its own (out of
+    // reach of its group's kill), which keeps writing into its home for a
+    // while, then completes.
+    let body = format!(
+        "echo \"$PWD\" > \"$ENV_OUT\"\nsetsid sh -c 'i=0; while [ $i -lt 400 ]; do touch \"$HOME/busy-$i\"; i=$((i+1)); sleep 0.005; done' </dev/null >/dev/null 2>&1 &\necho '{RESULT}'"
+    );
+    let command = script(dir.path(), &body);
+    let env = BTreeMap::from([("ENV_OUT".to_string(), out.display().to_string())]);
+    let result = turn(cli(Vendor::ClaudeCode, command, env, 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "{:?}", result.error);
+    let work = std::fs::read_to_string(&out).unwrap();
+    let workspace = Path::new(work.trim()).parent().unwrap().to_path_buf();
+    assert!(!workspace.join(".mcp.json").exists(), "the recipe's config, with its token, is gone");
+    // The straggler ends by itself; what it wrote goes with it.
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+#[tokio::test]
 async fn d50_a_silent_session_cli_has_stdin_closed_after_the_idle_timeout_and_stderr_counts_as_activity() {
     let dir = tempfile::tempdir().unwrap();
     // Says nothing on stdout; talks on stderr for 600 ms, then waits for
