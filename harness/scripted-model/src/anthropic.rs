@@ -5,7 +5,7 @@ use crate::naming::{identifiers_in, PresentedName};
 use crate::play::{call_id, call_index, Reply, FAILURE_MESSAGE, FINAL_TEXT};
 use crate::view::{sse, RequestView, Then, Wire};
 use crate::witness::{bounded, Returned};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// The API's name in the witness log.
 pub const API: &str = "anthropic-messages";
@@ -148,6 +148,6 @@ pub fn failure() -> Wire {
 /// The answer to a token count (Claude Code asks before a long turn).
 #[must_use]
 pub fn token_count() -> Wire {
-    let body = Value::Object(Map::from_iter([("input_tokens".to_string(), json!(1))]));
+    let body = json!({ "input_tokens": 1 });
     Wire { status: 200, content_type: "application/json", chunks: vec![body.to_string()], then: Then::End }
 }

@@ -31,6 +31,8 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 const HANG_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
 type Body = BoxBody<Bytes, std::io::Error>;
+/// How an API writes a reply: `(reply, name, model, id)`.
+type Writer = fn(&Reply<'_>, &PresentedName, &str, &str) -> Wire;
 
 /// Where a CLI reaches the turn's model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +172,7 @@ impl Turn {
         };
         let (wire, answer) = self.answer(&parts, &path, &bytes, &mut exchange).await;
         exchange.answer = answer;
-        self.log.lock().unwrap_or_else(PoisonError::into_inner).record(exchange);
+        self.log().record(exchange);
         respond(wire)
     }
 
@@ -197,10 +199,13 @@ impl Turn {
         let Ok(body) = serde_json::from_slice::<Value>(bytes) else {
             return (text_wire(400, "Bad Request: the body is not JSON"), Answer::Unreadable);
         };
-        let messages = route == Route::Messages;
-        let view = if messages { anthropic::read(&body) } else { responses::read(&body) };
-        self.log.lock().unwrap_or_else(PoisonError::into_inner).api =
-            (if messages { anthropic::API } else { responses::API }).to_string();
+        let (api, read, write): (&str, fn(&Value) -> RequestView, Writer) = if route == Route::Messages {
+            (anthropic::API, anthropic::read, anthropic::write)
+        } else {
+            (responses::API, responses::read, responses::write)
+        };
+        let view = read(&body);
+        self.log().api = api.to_string();
         exchange.returned.clone_from(&view.returned);
         let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted").to_string();
         let reply = if view.role == Role::Loop { self.play.reply(view.asked) } else { Reply::Final };
@@ -211,12 +216,8 @@ impl Turn {
                 tokio::time::sleep_until(self.started + std::time::Duration::from_millis(due)).await;
             }
         }
-        let id = format!("sharedos_{}", self.log.lock().unwrap_or_else(PoisonError::into_inner).exchanges.len());
-        let wire = if messages {
-            anthropic::write(&reply, &name, &model, &id)
-        } else {
-            responses::write(&reply, &name, &model, &id)
-        };
+        let id = format!("sharedos_{}", self.log().exchanges.len());
+        let wire = write(&reply, &name, &model, &id);
         let answer = match (view.role, &reply) {
             (Role::Side, _) => Answer::Side,
             (Role::Loop, Reply::Call(index, call)) => {
@@ -229,6 +230,11 @@ impl Turn {
             (Role::Loop, Reply::CutShort) => Answer::CutShort,
         };
         (wire, answer)
+    }
+
+    /// The witness log; a thread that panicked holding it left it usable.
+    fn log(&self) -> std::sync::MutexGuard<'_, WitnessLog> {
+        self.log.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn name_of(&self, reply: &Reply<'_>, view: &RequestView) -> (PresentedName, bool) {
