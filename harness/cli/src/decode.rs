@@ -1,8 +1,11 @@
 //! `decode`: how the harness reads a vendor CLI's captured stream.
 //!
 //! Output, one JSON object per line: every extracted step
-//! (`{"kind":"step","line":N,"step":{…},"ranByCli":bool}` — `ranByCli` only
-//! on tool calls), then `{"kind":"outcome","outcome":{…}}`, then
+//! (`{"kind":"step","line":N,"step":{…},"ranByCli":bool,"status":…,"error":…}`;
+//! `ranByCli` only on tool calls, `status` on a call the CLI ran once the
+//! stream told what became of it — `ran`, `refused_by_cli`, `timed_out`,
+//! `unknown_tool` or `failed` — and `error` with the text that came with
+//! it), then `{"kind":"outcome","outcome":{…}}`, then
 //! `{"kind":"ignored","counts":{…}}` with every ignored kind present.
 
 use crate::args::{DecodeArgs, VendorArg};
@@ -70,6 +73,12 @@ pub fn decoded_lines(reading: &StreamReading) -> Vec<Value> {
         let mut line = json!({ "kind": "step", "line": step.line, "step": step.step });
         if let (Some(origin), Value::Object(map)) = (step.origin, &mut line) {
             map.insert("ranByCli".to_string(), Value::Bool(origin == CallOrigin::RanByCli));
+            if let Some(status) = step.status {
+                map.insert("status".to_string(), json!(status));
+            }
+            if let Some(error) = &step.error {
+                map.insert("error".to_string(), json!(error));
+            }
         }
         lines.push(line);
     }

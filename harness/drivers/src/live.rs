@@ -61,6 +61,34 @@ impl IgnoredKind {
     ];
 }
 
+/// What became of a call the CLI ran itself, as its stream tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    /// The tool answered; its answer may still be an error (an envelope's
+    /// refusal comes back this way).
+    Ran,
+    /// The CLI itself refused to run it (its approval or permission rules).
+    RefusedByCli,
+    /// The CLI stopped waiting for the tool's answer.
+    TimedOut,
+    /// The CLI told its model there is no such tool; nothing ran.
+    UnknownTool,
+    /// The CLI reports the call failed for another reason of its own.
+    Failed,
+}
+
+/// The end of one call, reported on a later line than the call itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallEnding {
+    /// The call's id, as its [`HarnessStep::ToolCall`] gave it.
+    pub call_id: String,
+    /// What became of it.
+    pub status: CallStatus,
+    /// The CLI's or the tool's error text, when it gave one.
+    pub error: Option<String>,
+}
+
 /// One step a reader extracted, with where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LiveStep {
@@ -71,6 +99,21 @@ pub struct LiveStep {
     /// For tool calls: who runs the call. `None` for other steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<CallOrigin>,
+    /// For a call the CLI ran: what became of it, once a line said so;
+    /// `None` while the stream has not told.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<CallStatus>,
+    /// The error text that came with the status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl LiveStep {
+    /// A step whose call, if it is one, has not ended yet.
+    #[must_use]
+    pub fn new(line: usize, step: HarnessStep, origin: Option<CallOrigin>) -> LiveStep {
+        LiveStep { line, step, origin, status: None, error: None }
+    }
 }
 
 /// What one line gave.
@@ -80,6 +123,28 @@ pub struct LineReading {
     pub steps: Vec<LiveStep>,
     /// Set when the line was not used.
     pub ignored: Option<IgnoredKind>,
+    /// Calls of earlier steps (or of this line's) that ended here.
+    pub ended: Vec<CallEnding>,
+}
+
+impl LineReading {
+    /// A line not used, and why.
+    #[must_use]
+    pub fn ignored(kind: IgnoredKind) -> LineReading {
+        LineReading { ignored: Some(kind), ..LineReading::default() }
+    }
+
+    /// A line that gave `steps`.
+    #[must_use]
+    pub fn steps(steps: Vec<LiveStep>) -> LineReading {
+        LineReading { steps, ..LineReading::default() }
+    }
+
+    /// A line that ended one call and gave nothing else.
+    #[must_use]
+    pub fn ended(ending: CallEnding) -> LineReading {
+        LineReading { ended: vec![ending], ..LineReading::default() }
+    }
 }
 
 /// How the turn ended, as read from the stream.
@@ -100,11 +165,27 @@ pub enum LiveOutcome {
         code: String,
         /// The vendor's message.
         message: String,
+        /// Whether the same turn may succeed if run again, by the
+        /// vendor's own classes of failure.
+        retryable: bool,
         /// 1-based line that ended the turn.
         line: usize,
     },
     /// The stream ended without a terminal line.
     NoOutcome,
+}
+
+impl LiveOutcome {
+    /// The failure a [`HarnessStep::Failed`] error stands for, on `line`.
+    #[must_use]
+    pub fn failed(error: &sharedos_model::tool::ProtocolError, line: usize) -> LiveOutcome {
+        LiveOutcome::Failed {
+            code: error.code.clone(),
+            message: error.message.clone(),
+            retryable: error.retryable == Some(true),
+            line,
+        }
+    }
 }
 
 /// A stateful reader of one vendor's real stream, one line at a time.
@@ -199,8 +280,25 @@ impl Reading {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let reading = reader.read_line(self.lines, line);
         self.steps.extend(reading.steps);
+        for ending in reading.ended {
+            self.end_call(ending);
+        }
         if let Some(kind) = reading.ignored {
             *self.ignored.entry(kind).or_insert(0) += 1;
+        }
+    }
+
+    /// Marks the latest call with the ending's id; an ending whose call
+    /// was never shown has nothing to mark.
+    fn end_call(&mut self, ending: CallEnding) {
+        let call = self
+            .steps
+            .iter_mut()
+            .rev()
+            .find(|step| matches!(&step.step, HarnessStep::ToolCall { call_id, .. } if *call_id == ending.call_id));
+        if let Some(call) = call {
+            call.status = Some(ending.status);
+            call.error = ending.error;
         }
     }
 

@@ -1,12 +1,14 @@
-//! The turn's ending as the harness's own stdout tells it (D49). Tool
-//! calls seen there are ignored: calls leave over MCP, and acting on one
-//! from stdout would open a second, unmediated path.
+//! The turn's ending as the harness's own stdout tells it (D49), read by
+//! the vendor's live reader: the same code `decode` runs, so a stream a
+//! seat graded and the same stream decoded end the turn alike. Tool calls
+//! seen there are ignored: calls leave over MCP, and acting on one from
+//! stdout would open a second, unmediated path.
 
 use crate::harness::HarnessExit;
-use serde_json::{json, Map, Value};
-use sharedos_drivers::codec::pi::retry_follows;
+use serde_json::{json, Value};
 use sharedos_drivers::frame::HarnessStep;
-use sharedos_drivers::protocol::HarnessProtocol;
+use sharedos_drivers::live::{read_stream, LiveOutcome};
+use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::runtime::{complete, fail};
 use sharedos_model::tool::ProtocolError;
 
@@ -15,19 +17,13 @@ pub const HARNESS_NOT_STARTED: &str = "harness_not_started";
 /// The code of a harness that exited non-zero without an ending.
 pub const HARNESS_EXITED_WITHOUT_OUTCOME: &str = "harness_exited_without_outcome";
 
-/// Whether `frame` is an ending Pi went back on: an `agent_end` after a
-/// transient failure, followed by Pi's `auto_retry_start`.
-fn retried(frame: &Map<String, Value>, next: Option<&Map<String, Value>>) -> bool {
-    let retry_started = next.and_then(|next| next.get("type")).and_then(Value::as_str) == Some("auto_retry_start");
-    retry_started && retry_follows(frame)
-}
-
-/// The outcome of a harness `id` that ended as `exit`, its stdout read by
-/// `protocol`: the first terminal frame wins, but for one its CLI went
-/// back on to retry; without one, a clean exit completes with the prose
-/// it wrote and any other exit fails.
+/// The outcome of `vendor`'s harness that ended as `exit`: the ending its
+/// live reader finds on stdout (one the CLI went back on to retry does not
+/// count); without one, a clean exit completes with the prose it wrote and
+/// any other exit fails.
 #[must_use]
-pub fn harness_outcome(id: &str, protocol: &dyn HarnessProtocol, exit: &HarnessExit) -> Value {
+pub fn harness_outcome(vendor: Vendor, exit: &HarnessExit) -> Value {
+    let id = vendor.id();
     let (code, stdout): (i32, &[String]) = match exit {
         HarnessExit::NotStarted { .. } => {
             return fail(ProtocolError::new(HARNESS_NOT_STARTED, format!("The {id} CLI could not be started.")));
@@ -36,30 +32,29 @@ pub fn harness_outcome(id: &str, protocol: &dyn HarnessProtocol, exit: &HarnessE
         // Stopped by the turn's signal: it said nothing that decides the turn.
         HarnessExit::Stopped => (-1, &[]),
     };
-    let mut messages = Vec::new();
-    let frames: Vec<Map<String, Value>> =
-        stdout.iter().filter_map(|line| serde_json::from_str::<Map<String, Value>>(line).ok()).collect();
-    for (index, frame) in frames.iter().enumerate() {
-        if retried(frame, frames.get(index + 1)) {
-            // Pi failed a model call and tried it again: a later ending decides.
-            continue;
+    let mut reader = vendor.live_reader();
+    let reading = read_stream(reader.as_mut(), &stdout.join("\n"));
+    match reading.outcome {
+        LiveOutcome::Complete { output, .. } => complete(output),
+        LiveOutcome::Failed { code, message, retryable, .. } => {
+            let mut error = ProtocolError::new(code, message);
+            error.retryable = retryable.then_some(true);
+            fail(error)
         }
-        for step in protocol.interpret(frame) {
-            match step {
-                HarnessStep::Message { text } => messages.push(text),
-                HarnessStep::Failed { error } => return fail(error),
-                HarnessStep::Complete { output, .. } => {
-                    return complete(output.unwrap_or_else(|| json!({ "text": messages.join("\n") })));
-                }
-                HarnessStep::ToolCall { .. } => {}
-            }
+        LiveOutcome::NoOutcome if code == 0 => {
+            let prose: Vec<&str> = reading
+                .steps
+                .iter()
+                .filter_map(|step| match &step.step {
+                    HarnessStep::Message { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            complete(json!({ "text": prose.join("\n") }))
         }
+        LiveOutcome::NoOutcome => fail(ProtocolError::new(
+            HARNESS_EXITED_WITHOUT_OUTCOME,
+            format!("The {id} CLI exited with code {code} without completing the turn."),
+        )),
     }
-    if code == 0 {
-        return complete(json!({ "text": messages.join("\n") }));
-    }
-    fail(ProtocolError::new(
-        HARNESS_EXITED_WITHOUT_OUTCOME,
-        format!("The {id} CLI exited with code {code} without completing the turn."),
-    ))
 }

@@ -10,7 +10,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_drivers::child_process::{ChildMode, HarnessProcess, Launch, ProcessLimits};
 use sharedos_drivers::codec::pi::retry_follows;
-use sharedos_drivers::frame::HarnessStep;
+use sharedos_drivers::live::LiveOutcome;
 use sharedos_drivers::transport::TransportError;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_scripted_model::play::Play;
@@ -169,8 +169,9 @@ impl LiveHarness {
         if !recipe.keep_stdin_open {
             process.end_input().await;
         }
-        let protocol = self.cli.vendor.protocol();
-        let mut stdout = Vec::new();
+        // The reader that grades the turn, run as lines come to see its end.
+        let mut reader = self.cli.vendor.live_reader();
+        let mut stdout: Vec<String> = Vec::new();
         let mut ended = false;
         let mut stderr_seen = process.diagnostics().stderr_bytes;
         loop {
@@ -194,14 +195,15 @@ impl LiveHarness {
             };
             match next {
                 Ok(Some(frame)) => {
-                    let terminal = protocol
-                        .interpret(&frame)
-                        .iter()
-                        .any(|step| matches!(step, HarnessStep::Complete { .. } | HarnessStep::Failed { .. }));
-                    // Pi, its retries on, goes back on an ending after a
-                    // transient failure: its stdin stays open for the retry.
-                    let terminal = terminal && !(recipe.cli_retries && retry_follows(&frame));
-                    stdout.push(Value::Object(frame).to_string());
+                    let retry_follows = recipe.cli_retries && retry_follows(&frame);
+                    let line = Value::Object(frame).to_string();
+                    let open = matches!(reader.outcome(), LiveOutcome::NoOutcome);
+                    let _ = reader.read_line(stdout.len() + 1, &line);
+                    // The line that ends the turn; but Pi, its retries on,
+                    // goes back on an ending after a transient failure: its
+                    // stdin stays open for the retry.
+                    let terminal = open && !matches!(reader.outcome(), LiveOutcome::NoOutcome) && !retry_follows;
+                    stdout.push(line);
                     if terminal && !ended {
                         // The first ending closes stdin: a session CLI exits on it (D50).
                         ended = true;

@@ -209,7 +209,7 @@ impl McpHarnessRuntime {
         if exit == HarnessExit::Stopped {
             return Err(RuntimeFailure::message("run the MCP harness: the turn stopped before it exited"));
         }
-        let outcome = harness_outcome(self.harness.id(), self.vendor.protocol().as_ref(), &exit);
+        let outcome = harness_outcome(self.vendor, &exit);
         Ok(latch.settle(outcome, self.metadata(&catalog.catalog_hash, &aliases)))
     }
 }

@@ -67,8 +67,8 @@
 //!    captured: `tests/streams/pi/real-0.73.1/max-tokens.jsonl`, exit 0).
 //!    SharedOS, knowing only `error`, reads that as a completion whose
 //!    answer is the cut text. A last assistant message stopped with `length`
-//!    gives a retryable `harness_turn_max_tokens` (SharedOS's code for a turn
-//!    ended by its token limit), in `interpret` and the live reader alike.
+//!    gives `harness_turn_max_tokens` (SharedOS's code for a turn ended by its
+//!    token limit), not retryable, in `interpret` and the live reader alike.
 //!
 //! Tool names are read as Pi writes them: a tool served over MCP by the
 //! harness's adapter (`harness/mcp/adapters/pi/sharedos-mcp.js`) is named

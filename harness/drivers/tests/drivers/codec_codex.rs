@@ -274,7 +274,7 @@ fn s45_mcp_and_shell_calls_are_observed_once_each() {
         reading.outcome,
         complete("The Work folder holds Public and Private; Private is not readable with this grant.", 12)
     );
-    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 7)]));
+    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 4)]));
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn s45_turn_failed_after_an_error_notice_fails_with_its_own_message() {
     assert_eq!(shown(&reading), [format!("5 failed harness_failed {message:?} Some(true)")]);
     assert_eq!(
         reading.outcome,
-        LiveOutcome::Failed { code: "harness_failed".into(), message: message.into(), line: 5 }
+        LiveOutcome::Failed { code: "harness_failed".into(), message: message.into(), retryable: true, line: 5 }
     );
     assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 4)]));
 }
@@ -314,6 +314,7 @@ fn s45_a_blank_turn_failed_reports_the_remembered_error_notice() {
         LiveOutcome::Failed {
             code: "harness_failed".into(),
             message: "Reconnecting... 5/5 (401 Unauthorized)".into(),
+            retryable: true,
             line: 3
         }
     );
@@ -323,6 +324,7 @@ fn s45_a_blank_turn_failed_reports_the_remembered_error_notice() {
         LiveOutcome::Failed {
             code: "harness_failed".into(),
             message: "The Codex CLI reported a failed turn.".into(),
+            retryable: true,
             line: 1
         }
     );
@@ -355,7 +357,7 @@ fn s45_the_old_item_type_naming_reads_like_the_new() {
         ]
     );
     assert_eq!(reading.outcome, complete("Created note.txt with PING.", 8));
-    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 4)]));
+    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 3)]));
 }
 
 #[test]
@@ -371,7 +373,7 @@ fn s45_the_last_agent_message_is_the_answer() {
         ]
     );
     assert_eq!(reading.outcome, complete("Nothing is scheduled for tomorrow.", 8));
-    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 4)]));
+    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 3)]));
 }
 
 #[test]
@@ -409,7 +411,7 @@ fn s45_a_call_item_without_an_id_is_reported_on_completion_only() {
     let reading = read_stream(&mut CodexLiveReader::default(), text);
     assert_eq!(shown(&reading), [r#"2 call line_2 t {"a":1} RanByCli"#, r#"3 call item_7 u {"b":2} RanByCli"#]);
     assert_eq!(reading.outcome, LiveOutcome::NoOutcome);
-    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 2), (IgnoredKind::Malformed, 1)]));
+    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 1), (IgnoredKind::Malformed, 1)]));
 }
 
 #[test]

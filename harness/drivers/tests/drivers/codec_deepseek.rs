@@ -298,7 +298,7 @@ fn d36_live_an_error_response_to_our_request_fails_the_turn() {
     let expected = json!({
         "steps": [{"line": 2, "step": {"type": "failed", "error": {"code": "harness_request_rejected",
             "message": "Unknown session: ses-missing", "details": {"rpcCode": -32602}}}}],
-        "outcome": {"type": "failed", "code": "harness_request_rejected", "message": "Unknown session: ses-missing", "line": 2},
+        "outcome": {"type": "failed", "code": "harness_request_rejected", "message": "Unknown session: ses-missing", "retryable": false, "line": 2},
         "ignored": {"irrelevant": 1, "after_terminal": 1},
     });
     assert_eq!(stream("error_response.jsonl", &mut DeepSeekLiveReader::default()), expected);
@@ -334,7 +334,7 @@ fn d36_live_a_failing_turn_end_fails_the_turn() {
         json!({
             "steps": [{"line": 4, "step": {"type": "failed", "error": {"code": "provider_unavailable",
                 "message": "upstream returned 503", "retryable": true}}}],
-            "outcome": {"type": "failed", "code": "provider_unavailable", "message": "upstream returned 503", "line": 4},
+            "outcome": {"type": "failed", "code": "provider_unavailable", "message": "upstream returned 503", "retryable": true, "line": 4},
             "ignored": {"blank": 1, "irrelevant": 2},
         })
     );
@@ -373,7 +373,7 @@ fn d36_live_a_visible_session_prompt_names_our_session() {
     assert_eq!(
         reading["outcome"],
         json!({"type": "failed", "code": "harness_turn_interrupted",
-            "message": "The DeepSeek Harness turn was interrupted and did not finish.", "line": 7})
+            "message": "The DeepSeek Harness turn was interrupted and did not finish.", "retryable": true, "line": 7})
     );
     assert_eq!(reading["ignored"], json!({"irrelevant": 3, "other_session": 2}));
 }

@@ -167,14 +167,14 @@ fn d37_departure_a_reply_cut_short_by_its_token_limit_fails_the_turn() {
         "stopReason": "length"});
     let fixed = "The Pi model's reply was cut short by its token limit.";
     let steps = read(json!({"type": "agent_end", "messages": [{"role": "user", "content": "hi"}, cut]}));
-    assert_eq!(steps, vec![HarnessStep::failed("harness_turn_max_tokens", fixed, true)]);
+    assert_eq!(steps, vec![HarnessStep::failed("harness_turn_max_tokens", fixed, false)]);
     let reading = lines(&[
         assistant(json!([{"type": "text", "text": "This answer was cut sh"}]), "length"),
         json!({"type": "agent_end", "messages": [cut]}),
     ]);
     assert_eq!(
         reading["outcome"],
-        json!({"type": "failed", "code": "harness_turn_max_tokens", "message": fixed, "line": 2})
+        json!({"type": "failed", "code": "harness_turn_max_tokens", "message": fixed, "retryable": false, "line": 2})
     );
     let recovered = lines(&[
         assistant(json!([{"type": "text", "text": "partial"}]), "length"),
@@ -243,12 +243,12 @@ fn d37_live_a_successful_run_reports_tool_calls_as_ran_by_the_cli() {
             "steps": [
                 {"line": 8, "step": {"type": "message", "text": "Checking the folder."}},
                 {"line": 8, "step": {"type": "tool_call", "callId": "toolu_01", "tool": "files.list",
-                    "arguments": {"path": ["Work", "Public"]}}, "origin": "ran_by_cli"},
+                    "arguments": {"path": ["Work", "Public"]}}, "origin": "ran_by_cli", "status": "ran"},
                 {"line": 16, "step": {"type": "message", "text": "Work/Public holds notes.md."}},
                 {"line": 18, "step": {"type": "complete", "output": {"text": "Work/Public holds notes.md."}}},
             ],
             "outcome": {"type": "complete", "output": {"text": "Work/Public holds notes.md."}, "line": 18},
-            "ignored": {"irrelevant": 16},
+            "ignored": {"irrelevant": 15},
         })
     );
 }
@@ -261,7 +261,7 @@ fn d37_live_a_provider_error_fails_the_run_without_an_error_event() {
         stream("provider_error.jsonl"),
         json!({
             "steps": [{"line": 9, "step": {"type": "failed", "error": {"code": "harness_failed", "message": message, "retryable": true}}}],
-            "outcome": {"type": "failed", "code": "harness_failed", "message": message, "line": 9},
+            "outcome": {"type": "failed", "code": "harness_failed", "message": message, "retryable": true, "line": 9},
             "ignored": {"irrelevant": 7},
         })
     );
@@ -308,7 +308,7 @@ fn d37_live_an_old_build_that_does_not_retry_stays_failed() {
     ]);
     assert_eq!(
         reading["outcome"],
-        json!({"type": "failed", "code": "harness_turn_aborted", "message": "The Pi run was aborted before it finished.", "line": 2})
+        json!({"type": "failed", "code": "harness_turn_aborted", "message": "The Pi run was aborted before it finished.", "retryable": true, "line": 2})
     );
     assert_eq!(reading["ignored"], json!({"after_terminal": 1, "irrelevant": 1}));
     let compaction = lines(&[
@@ -331,7 +331,7 @@ fn d37_live_a_refused_command_fails_the_run() {
         stream("response_rejected.jsonl"),
         json!({
             "steps": [{"line": 2, "step": {"type": "failed", "error": {"code": "harness_command_rejected", "message": message, "retryable": true}}}],
-            "outcome": {"type": "failed", "code": "harness_command_rejected", "message": message, "line": 2},
+            "outcome": {"type": "failed", "code": "harness_command_rejected", "message": message, "retryable": true, "line": 2},
             "ignored": {"irrelevant": 1, "after_terminal": 1},
         })
     );
@@ -345,12 +345,12 @@ fn d37_live_delta_noise_is_counted_and_never_read_as_calls() {
             "steps": [
                 {"line": 16, "step": {"type": "message", "text": "Hello"}},
                 {"line": 16, "step": {"type": "tool_call", "callId": "call_9", "tool": "files.read",
-                    "arguments": {"path": ["Work"]}}, "origin": "ran_by_cli"},
+                    "arguments": {"path": ["Work"]}}, "origin": "ran_by_cli", "status": "ran"},
                 {"line": 22, "step": {"type": "message", "text": "All read."}},
                 {"line": 23, "step": {"type": "complete", "output": {"text": "All read."}}},
             ],
             "outcome": {"type": "complete", "output": {"text": "All read."}, "line": 23},
-            "ignored": {"blank": 1, "not_json": 1, "not_object": 1, "irrelevant": 14, "unknown": 2, "malformed": 1},
+            "ignored": {"blank": 1, "not_json": 1, "not_object": 1, "irrelevant": 14, "unknown": 1, "malformed": 1},
         })
     );
 }
@@ -361,7 +361,7 @@ fn d37_live_agent_end_messages_are_consulted_when_no_message_end_was_seen() {
     let reading = lines(&[json!({"type": "agent_end", "messages": [failed], "willRetry": false})]);
     assert_eq!(
         reading["outcome"],
-        json!({"type": "failed", "code": "harness_failed", "message": "quota exceeded", "line": 1})
+        json!({"type": "failed", "code": "harness_failed", "message": "quota exceeded", "retryable": true, "line": 1})
     );
     let recovered = lines(&[
         assistant(json!([{"type": "text", "text": "fine"}]), "stop"),

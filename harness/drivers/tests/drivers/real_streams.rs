@@ -24,17 +24,28 @@ use Ending::{Complete, Failed, NoOutcome};
 enum Ending {
     /// Completed, with this answer.
     Complete(&'static str),
-    /// Failed with this code; the message contains the fragment.
-    Failed(&'static str, &'static str),
+    /// Failed with this code, retryable or not; the message contains the
+    /// fragment.
+    Failed(&'static str, &'static str, Retry),
     /// The stream stopped before any ending.
     NoOutcome,
 }
+
+/// Whether a failure may be run again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    Retryable,
+    Final,
+}
+
+use Retry::{Final, Retryable};
 
 /// One committed stream and its reading.
 struct Case {
     file: &'static str,
     ending: Ending,
-    /// The tool of every observed call, in stream order.
+    /// Every observed call, in stream order, as `tool=status` (`=` alone
+    /// for a call whose end the stream never told).
     calls: &'static [&'static str],
 }
 
@@ -78,13 +89,14 @@ fn check_folder(vendor: Vendor, folder: &str, cases: &[Case]) -> usize {
 
 fn check_reading(vendor: Vendor, path: &Path, case: &Case, reading: &StreamReading) {
     let name = path.display();
-    let calls: Vec<&str> = reading
+    let calls: Vec<String> = reading
         .steps
         .iter()
         .filter_map(|step| match &step.step {
             HarnessStep::ToolCall { tool, .. } => {
                 assert_eq!(step.origin, Some(CallOrigin::RanByCli), "{name}: line {}", step.line);
-                Some(tool.as_str())
+                let status = step.status.map(|status| serde_json::to_value(status).unwrap());
+                Some(format!("{tool}={}", status.as_ref().and_then(Value::as_str).unwrap_or_default()))
             }
             _ => None,
         })
@@ -99,8 +111,9 @@ fn check_reading(vendor: Vendor, path: &Path, case: &Case, reading: &StreamReadi
             assert_eq!(output, &serde_json::json!({ "text": answer }), "{name}");
             *line
         }
-        (LiveOutcome::Failed { code, message, line }, Failed(want_code, fragment)) => {
+        (LiveOutcome::Failed { code, message, retryable, line }, Failed(want_code, fragment, retry)) => {
             assert_eq!(code, want_code, "{name}: {message}");
+            assert_eq!(*retryable, retry == Retryable, "{name}: {code} retryable");
             assert!(message.contains(fragment), "{name}: {message:?} lacks {fragment:?}");
             *line
         }
@@ -120,7 +133,10 @@ fn check_terminal_line_alone(vendor: Vendor, path: &Path, line: usize, ending: E
     let name = path.display();
     match (steps.last(), ending) {
         (Some(HarnessStep::Complete { .. }), Complete(_)) => {}
-        (Some(HarnessStep::Failed { error }), Failed(code, _)) => assert_eq!(error.code, code, "{name}"),
+        (Some(HarnessStep::Failed { error }), Failed(code, _, retry)) => {
+            assert_eq!(error.code, code, "{name}");
+            assert_eq!(error.retryable == Some(true), retry == Retryable, "{name}: {code} retryable");
+        }
         (step, ending) => panic!("{name}: line {line} read alone gives {step:?}, expected {ending:?}"),
     }
 }
@@ -130,20 +146,32 @@ fn check_terminal_line_alone(vendor: Vendor, path: &Path, line: usize, ending: E
 /// `codex exec --json`, codex-cli 0.169.0.
 const CODEX_0_169_0: &[Case] = &[
     case("complete.jsonl", Complete("All done."), &[]),
-    case("call-ok.jsonl", Complete("Done after 1 tool call(s)."), &["files.read"]),
-    case("refused-call.jsonl", Complete("Done after 1 tool call(s)."), &["files.delete"]),
-    case("escalate.jsonl", Complete("Done after 1 tool call(s)."), &["sharedos.escalate"]),
-    case("model-error-400.jsonl", Failed("harness_failed", "scripted failure: the model refused this turn"), &[]),
-    case("max-tokens.jsonl", Failed("harness_failed", "Incomplete response returned, reason: max_output_tokens"), &[]),
-    case("hang-up.jsonl", Failed("harness_failed", "stream closed before response.completed"), &[]),
-    case("hang-up-after-retries.jsonl", Failed("harness_failed", "stream closed before response.completed"), &[]),
-    case("idle-timeout.jsonl", Failed("harness_failed", "idle timeout waiting for SSE"), &[]),
+    case("call-ok.jsonl", Complete("Done after 1 tool call(s)."), &["files.read=ran"]),
+    case("refused-call.jsonl", Complete("Done after 1 tool call(s)."), &["files.delete=ran"]),
+    case("escalate.jsonl", Complete("Done after 1 tool call(s)."), &["sharedos.escalate=ran"]),
+    case(
+        "model-error-400.jsonl",
+        Failed("harness_failed", "scripted failure: the model refused this turn", Retryable),
+        &[],
+    ),
+    case(
+        "max-tokens.jsonl",
+        Failed("harness_failed", "Incomplete response returned, reason: max_output_tokens", Retryable),
+        &[],
+    ),
+    case("hang-up.jsonl", Failed("harness_failed", "stream closed before response.completed", Retryable), &[]),
+    case(
+        "hang-up-after-retries.jsonl",
+        Failed("harness_failed", "stream closed before response.completed", Retryable),
+        &[],
+    ),
+    case("idle-timeout.jsonl", Failed("harness_failed", "idle timeout waiting for SSE", Retryable), &[]),
     case("unknown-tool.jsonl", Complete("Done after 1 tool call(s)."), &[]),
     case("builtin-tool-off.jsonl", Complete("Done after 1 tool call(s)."), &[]),
-    case("tool-timeout.jsonl", Complete("Done after 1 tool call(s)."), &["files.read"]),
-    case("approval-refused.jsonl", Complete("Done after 1 tool call(s)."), &["files.read"]),
+    case("tool-timeout.jsonl", Complete("Done after 1 tool call(s)."), &["files.read=timed_out"]),
+    case("approval-refused.jsonl", Complete("Done after 1 tool call(s)."), &["files.read=refused_by_cli"]),
     case("killed-mid-stall.jsonl", NoOutcome, &[]),
-    case("builtin-shell-default-flags.jsonl", Complete("Done after 1 tool call(s)."), &["command_execution"]),
+    case("builtin-shell-default-flags.jsonl", Complete("Done after 1 tool call(s)."), &["command_execution=ran"]),
 ];
 
 #[test]
@@ -157,23 +185,31 @@ fn codex_0_169_0_real_streams_read_as_the_cli_ended_them() {
 /// 2.1.328.
 const CLAUDE_CODE_2_1_328: &[Case] = &[
     case("complete.jsonl", Complete("All done."), &[]),
-    case("call-ok.jsonl", Complete("Read it. Done."), &["mcp__sharedos__files_read"]),
-    case("refused-call.jsonl", Complete("The delete was refused."), &["mcp__sharedos__files_delete"]),
-    case("escalate.jsonl", Complete("Escalated to a human."), &["mcp__sharedos__sharedos_escalate"]),
-    case("model-error-400.jsonl", Failed("api_error_400", "API Error: 400 scripted failure"), &[]),
+    case("call-ok.jsonl", Complete("Read it. Done."), &["mcp__sharedos__files_read=ran"]),
+    case("refused-call.jsonl", Complete("The delete was refused."), &["mcp__sharedos__files_delete=ran"]),
+    case("escalate.jsonl", Complete("Escalated to a human."), &["mcp__sharedos__sharedos_escalate=ran"]),
+    case("model-error-400.jsonl", Failed("api_error_400", "API Error: 400 scripted failure", Final), &[]),
     case(
         "max-turns.jsonl",
-        Failed("error_max_turns", "Reached maximum number of turns (2)"),
-        &["mcp__sharedos__files_read", "mcp__sharedos__files_read"],
+        Failed("error_max_turns", "Reached maximum number of turns (2)", Final),
+        &["mcp__sharedos__files_read=ran", "mcp__sharedos__files_read=ran"],
     ),
-    case("max-tokens.jsonl", Failed("max_output_tokens", "exceeded the 128000 output token maximum"), &[]),
-    case("hang-up.jsonl", Failed("connection_failed", "Connection to the API was lost (StreamTruncated)"), &[]),
-    case("hang-up-nonstreaming-fallback.jsonl", Failed("connection_failed", "Connection dropped (ECONNRESET)"), &[]),
-    case("unknown-tool.jsonl", Complete("That tool does not exist."), &["mcp__sharedos__files_nope"]),
-    case("builtin-tool-off.jsonl", Complete("No shell."), &["Bash"]),
-    case("tool-timeout.jsonl", Complete("The tool timed out."), &["mcp__sharedos__files_slow"]),
-    case("permission-denied.jsonl", Complete("done"), &["mcp__sharedos__files_read"]),
-    case("interrupted-sigint.jsonl", Failed("error_during_execution", "[ede_diagnostic]"), &[]),
+    case("max-tokens.jsonl", Failed("max_output_tokens", "exceeded the 128000 output token maximum", Final), &[]),
+    case(
+        "hang-up.jsonl",
+        Failed("connection_failed", "Connection to the API was lost (StreamTruncated)", Retryable),
+        &[],
+    ),
+    case(
+        "hang-up-nonstreaming-fallback.jsonl",
+        Failed("connection_failed", "Connection dropped (ECONNRESET)", Retryable),
+        &[],
+    ),
+    case("unknown-tool.jsonl", Complete("That tool does not exist."), &["mcp__sharedos__files_nope=unknown_tool"]),
+    case("builtin-tool-off.jsonl", Complete("No shell."), &["Bash=unknown_tool"]),
+    case("tool-timeout.jsonl", Complete("The tool timed out."), &["mcp__sharedos__files_slow=timed_out"]),
+    case("permission-denied.jsonl", Complete("done"), &["mcp__sharedos__files_read=refused_by_cli"]),
+    case("interrupted-sigint.jsonl", Failed("error_during_execution", "[ede_diagnostic]", Retryable), &[]),
     case("killed-sigterm.jsonl", NoOutcome, &[]),
 ];
 
@@ -187,20 +223,24 @@ fn claude_code_2_1_328_real_streams_read_as_the_cli_ended_them() {
 /// `pi --mode rpc`, Pi 0.73.1 with the harness's MCP adapter.
 const PI_0_73_1: &[Case] = &[
     case("complete.jsonl", Complete("All done."), &[]),
-    case("call-ok.jsonl", Complete("Read it."), &["sharedos_files_read"]),
-    case("refused-call.jsonl", Complete("It was refused."), &["sharedos_files_delete"]),
-    case("escalate.jsonl", Complete("Escalated."), &["sharedos_sharedos_escalate"]),
-    case("model-error-400.jsonl", Failed("harness_failed", "scripted failure: the turn failed"), &[]),
-    case("max-tokens.jsonl", Failed("harness_turn_max_tokens", "cut short by its token limit"), &[]),
-    case("hang-up.jsonl", Failed("harness_failed", "terminated"), &[]),
-    case("hang-up-eof.jsonl", Failed("harness_failed", "Anthropic stream ended before message_stop"), &[]),
-    case("hang-up-retries.jsonl", Failed("harness_failed", "terminated"), &[]),
-    case("overloaded-retries.jsonl", Failed("harness_failed", "overloaded_error"), &[]),
+    case("call-ok.jsonl", Complete("Read it."), &["sharedos_files_read=ran"]),
+    case("refused-call.jsonl", Complete("It was refused."), &["sharedos_files_delete=ran"]),
+    case("escalate.jsonl", Complete("Escalated."), &["sharedos_sharedos_escalate=ran"]),
+    case("model-error-400.jsonl", Failed("harness_failed", "scripted failure: the turn failed", Retryable), &[]),
+    case("max-tokens.jsonl", Failed("harness_turn_max_tokens", "cut short by its token limit", Final), &[]),
+    case("hang-up.jsonl", Failed("harness_failed", "terminated", Retryable), &[]),
+    case("hang-up-eof.jsonl", Failed("harness_failed", "Anthropic stream ended before message_stop", Retryable), &[]),
+    case("hang-up-retries.jsonl", Failed("harness_failed", "terminated", Retryable), &[]),
+    case("overloaded-retries.jsonl", Failed("harness_failed", "overloaded_error", Retryable), &[]),
     case("closed-mid-retry.jsonl", NoOutcome, &[]),
-    case("unknown-tool.jsonl", Complete("No bash here."), &["bash"]),
-    case("tool-timeout.jsonl", Complete("Slow done."), &["sharedos_slow_wait"]),
-    case("aborted-stall.jsonl", Failed("harness_turn_aborted", "This operation was aborted"), &[]),
-    case("aborted-tool.jsonl", Failed("harness_turn_aborted", "Request was aborted."), &["sharedos_slow_wait"]),
+    case("unknown-tool.jsonl", Complete("No bash here."), &["bash=unknown_tool"]),
+    case("tool-timeout.jsonl", Complete("Slow done."), &["sharedos_slow_wait=timed_out"]),
+    case("aborted-stall.jsonl", Failed("harness_turn_aborted", "This operation was aborted", Retryable), &[]),
+    case(
+        "aborted-tool.jsonl",
+        Failed("harness_turn_aborted", "Request was aborted.", Retryable),
+        &["sharedos_slow_wait=failed"],
+    ),
     case("killed-mid-stall.jsonl", NoOutcome, &[]),
 ];
 

@@ -3,7 +3,9 @@
 use crate::support::{completed, run, runtime, ScriptHarness};
 use futures::FutureExt;
 use serde_json::{json, Value};
-use sharedos_drivers::codec::claude_code::ClaudeCodeProtocol;
+use sharedos_drivers::child_process::ProcessLimits;
+use sharedos_drivers::live::{read_stream_from, LiveOutcome};
+use sharedos_drivers::vendor::Vendor;
 use sharedos_mcp::call_result::to_call_tool_result;
 use sharedos_mcp::ending::harness_outcome;
 use sharedos_mcp::harness::HarnessExit;
@@ -16,7 +18,7 @@ use std::sync::Arc;
 
 fn outcome(code: i32, stdout: &[&str]) -> Value {
     let exit = HarnessExit::Exited { code, stdout: stdout.iter().map(|l| l.to_string()).collect() };
-    harness_outcome("claude-code", &ClaudeCodeProtocol, &exit)
+    harness_outcome(Vendor::ClaudeCode, &exit)
 }
 
 const FAILED: &str = r#"{"type":"result","subtype":"error_during_execution","is_error":true,"result":"gave up"}"#;
@@ -44,7 +46,7 @@ fn d49_without_an_ending_a_clean_exit_completes_with_the_prose_and_any_other_fai
         crashed["error"]["message"],
         json!("The claude-code CLI exited with code 2 without completing the turn.")
     );
-    let never = harness_outcome("claude-code", &ClaudeCodeProtocol, &HarnessExit::NotStarted { detail: "x".into() });
+    let never = harness_outcome(Vendor::ClaudeCode, &HarnessExit::NotStarted { detail: "x".into() });
     assert_eq!(never["error"]["code"], json!("harness_not_started"));
 }
 
@@ -52,6 +54,68 @@ fn d49_without_an_ending_a_clean_exit_completes_with_the_prose_and_any_other_fai
 fn d49_tool_calls_seen_on_stdout_are_ignored() {
     assert_eq!(outcome(0, &[TOOL_USE, &completed()])["type"], json!("complete"));
     assert_eq!(outcome(0, &[TOOL_USE])["output"], json!({"text": ""}));
+}
+
+/// Every stream committed under the drivers' `tests/streams/<vendor>/`, the
+/// real CLIs' captures included, with its vendor.
+fn committed_streams() -> Vec<(Vendor, std::path::PathBuf)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/streams");
+    let mut streams = Vec::new();
+    for vendor in Vendor::ALL {
+        let mut folders = vec![root.join(vendor.id())];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                    streams.push((vendor, path));
+                }
+            }
+        }
+    }
+    streams.sort();
+    streams
+}
+
+/// One reader (D49): the ending a live seat grades from a CLI's stdout (its
+/// frames, as the seat receives them) is the outcome `decode` reads from
+/// the same bytes, on every committed stream, whichever way the CLI exits.
+#[test]
+fn d49_live_grading_and_decode_read_every_committed_stream_alike() {
+    let streams = committed_streams();
+    assert_eq!(streams.len(), 75, "the committed streams");
+    for (vendor, path) in &streams {
+        let bytes = std::fs::read(path).unwrap();
+        let mut reader = vendor.live_reader();
+        let decoded = read_stream_from(reader.as_mut(), bytes.as_slice(), ProcessLimits::default().max_line_bytes)
+            .unwrap()
+            .outcome;
+        let frames: Vec<String> = String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Map<String, Value>>(line).ok())
+            .map(|frame| Value::Object(frame).to_string())
+            .collect();
+        for code in [0, 1] {
+            let graded = harness_outcome(*vendor, &HarnessExit::Exited { code, stdout: frames.clone() });
+            let name = format!("{} (exit {code})", path.display());
+            match &decoded {
+                LiveOutcome::Complete { output, .. } => {
+                    assert_eq!(graded, json!({"type": "complete", "output": output}), "{name}");
+                }
+                LiveOutcome::Failed { code, message, retryable, .. } => {
+                    assert_eq!(graded["type"], json!("fail"), "{name}");
+                    assert_eq!(graded["error"]["code"], json!(code), "{name}");
+                    assert_eq!(graded["error"]["message"], json!(message), "{name}");
+                    assert_eq!(graded["error"]["retryable"] == json!(true), *retryable, "{name}");
+                }
+                LiveOutcome::NoOutcome if code == 0 => assert_eq!(graded["type"], json!("complete"), "{name}"),
+                LiveOutcome::NoOutcome => {
+                    assert_eq!(graded["error"]["code"], json!("harness_exited_without_outcome"), "{name}");
+                }
+            }
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]

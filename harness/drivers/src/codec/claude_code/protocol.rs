@@ -85,9 +85,33 @@ impl ResultEnding {
             ResultEnding::Complete { text } => {
                 HarnessStep::Complete { output: text.map(|text| json!({ "text": text })), metadata: None }
             }
-            ResultEnding::Failed { code, message } => HarnessStep::failed(&code, &message, true),
+            ResultEnding::Failed { code, message } => {
+                let retryable = retryable(&code);
+                HarnessStep::failed(&code, &message, retryable)
+            }
         }
     }
+}
+
+/// Whether a turn that failed with `code` may succeed if run again. A
+/// request the API refused as such (a 4xx other than a timeout or a rate
+/// limit) and a limit the turn itself reached (its turns, its output
+/// tokens, its budget) fail the same way every time; a lost connection, an
+/// overloaded or failing server, or a stream that went idle may not.
+#[must_use]
+pub(super) fn retryable(code: &str) -> bool {
+    const FINAL: [&str; 8] = [
+        "error_max_turns",
+        "max_turns",
+        "max_output_tokens",
+        "error_max_budget_usd",
+        "error_max_structured_output_retries",
+        "invalid_request",
+        "authentication_failed",
+        "billing_error",
+    ];
+    let client_error = code.strip_prefix("api_error_4").is_some_and(|rest| !matches!(rest, "08" | "29"));
+    !client_error && !FINAL.contains(&code)
 }
 
 /// Whether a frame was produced inside a sub-agent: its

@@ -2,7 +2,9 @@
 
 use super::protocol::{agent_message_text, item_kind, turn_failed_message, HARNESS_FAILED, TURN_FAILED_MESSAGE};
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::live::{CallOrigin, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader};
+use crate::live::{
+    CallEnding, CallOrigin, CallStatus, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader,
+};
 use crate::wire::{non_empty, parse_line, parse_tool_arguments};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -80,24 +82,32 @@ impl CodexLiveReader {
         stepped(line_number, HarnessStep::Message { text: text.to_string() }, None)
     }
 
-    /// A call the CLI runs itself, reported once per item id.
+    /// A call the CLI runs itself, reported once per item id, and its
+    /// ending, from the completed item.
     fn read_call(&mut self, line_number: usize, item: &Map<String, Value>, completed: bool) -> LineReading {
         let id = non_empty(item, "id");
-        match id {
-            Some(id) if self.reported_items.contains(id) => return ignored(IgnoredKind::Irrelevant),
-            None if !completed => return ignored(IgnoredKind::Irrelevant),
-            _ => {}
+        let reported = id.is_some_and(|id| self.reported_items.contains(id));
+        if id.is_none() && !completed {
+            return ignored(IgnoredKind::Irrelevant);
         }
-        let Some((tool, arguments)) = observed_call(item) else { return ignored(IgnoredKind::Malformed) };
         let call_id = match id {
-            Some(id) => {
-                self.reported_items.insert(id.to_string());
-                id.to_string()
-            }
+            Some(id) => id.to_string(),
             None => format!("line_{line_number}"),
         };
-        let step = HarnessStep::ToolCall { call_id, tool, arguments };
-        stepped(line_number, step, Some(CallOrigin::RanByCli))
+        let mut reading = LineReading::default();
+        if !reported {
+            let Some((tool, arguments)) = observed_call(item) else { return ignored(IgnoredKind::Malformed) };
+            self.reported_items.insert(call_id.clone());
+            let step = HarnessStep::ToolCall { call_id: call_id.clone(), tool, arguments };
+            reading.steps.push(LiveStep::new(line_number, step, Some(CallOrigin::RanByCli)));
+        }
+        if completed {
+            let (status, error) = call_status(item);
+            reading.ended.push(CallEnding { call_id, status, error });
+        } else if reported {
+            return ignored(IgnoredKind::Irrelevant);
+        }
+        reading
     }
 
     /// `turn.completed`: the answer is the last agent message.
@@ -119,8 +129,12 @@ impl CodexLiveReader {
             .map(str::to_string)
             .or_else(|| self.last_error.clone())
             .unwrap_or_else(|| TURN_FAILED_MESSAGE.to_string());
-        self.terminal =
-            Some(LiveOutcome::Failed { code: HARNESS_FAILED.to_string(), message: message.clone(), line: line_number });
+        self.terminal = Some(LiveOutcome::Failed {
+            code: HARNESS_FAILED.to_string(),
+            message: message.clone(),
+            retryable: true,
+            line: line_number,
+        });
         stepped(line_number, HarnessStep::failed(HARNESS_FAILED, &message, true), None)
     }
 
@@ -157,12 +171,46 @@ fn observed_call(item: &Map<String, Value>) -> Option<(String, Map<String, Value
     Some((tool.to_string(), arguments))
 }
 
+/// What became of a completed call item. An MCP call whose `result` is
+/// there reached its tool, even with `status: "failed"` (the tool answered
+/// an error); one with only an `error` never got an answer, and the
+/// error's words say why. A command Codex declined never ran.
+fn call_status(item: &Map<String, Value>) -> (CallStatus, Option<String>) {
+    let status = item.get("status").and_then(Value::as_str).unwrap_or_default();
+    let error = item.get("error").and_then(|error| error.get("message")).and_then(Value::as_str);
+    if item_kind(item) == Some("command_execution") {
+        let status = if status == "declined" { CallStatus::RefusedByCli } else { CallStatus::Ran };
+        return (status, None);
+    }
+    let answered = item.get("result").is_some_and(|result| !result.is_null());
+    if answered || (status == "completed" && error.is_none()) {
+        let refusal = (status == "failed").then(|| item.get("result").and_then(result_text)).flatten();
+        return (CallStatus::Ran, refusal);
+    }
+    let text = error.unwrap_or_default();
+    let status = if text.contains("timed out") {
+        CallStatus::TimedOut
+    } else if text.contains("approval") || text.contains("rejected") || text.contains("cancelled") {
+        CallStatus::RefusedByCli
+    } else {
+        CallStatus::Failed
+    };
+    (status, error.map(str::to_string))
+}
+
+/// The text blocks of an MCP result, joined.
+fn result_text(result: &Value) -> Option<String> {
+    let blocks = result.get("content")?.as_array()?;
+    let texts: Vec<&str> = blocks.iter().filter_map(|block| block.get("text").and_then(Value::as_str)).collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
 /// A line not used, and why.
 fn ignored(kind: IgnoredKind) -> LineReading {
-    LineReading { steps: Vec::new(), ignored: Some(kind) }
+    LineReading::ignored(kind)
 }
 
 /// A line that gave one step.
 fn stepped(line: usize, step: HarnessStep, origin: Option<CallOrigin>) -> LineReading {
-    LineReading { steps: vec![LiveStep { line, step, origin }], ignored: None }
+    LineReading::steps(vec![LiveStep::new(line, step, origin)])
 }

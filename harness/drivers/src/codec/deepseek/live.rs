@@ -172,14 +172,12 @@ impl DeepSeekLiveReader {
             }
         }
         match event_meaning(event) {
-            EventMeaning::Call(step) => {
-                LineReading { steps: vec![LiveStep { line, step, origin: Some(CallOrigin::RanByCli) }], ignored: None }
-            }
+            EventMeaning::Call(step) => LineReading::steps(vec![LiveStep::new(line, step, Some(CallOrigin::RanByCli))]),
             EventMeaning::Prose(steps) => match joined_text(&steps) {
                 Some(text) => {
                     self.final_text = Some(text);
-                    let steps = steps.into_iter().map(|step| LiveStep { line, step, origin: None }).collect();
-                    LineReading { steps, ignored: None }
+                    let steps = steps.into_iter().map(|step| LiveStep::new(line, step, None)).collect();
+                    LineReading::steps(steps)
                 }
                 None => ignored(IgnoredKind::Irrelevant),
             },
@@ -213,7 +211,7 @@ impl DeepSeekLiveReader {
     fn end(&mut self, line: usize, step: HarnessStep) -> LineReading {
         let (step, outcome) = ending(line, step, self.final_text.as_deref());
         self.outcome = Some(outcome);
-        LineReading { steps: vec![LiveStep { line, step, origin: None }], ignored: None }
+        LineReading::steps(vec![LiveStep::new(line, step, None)])
     }
 }
 
@@ -236,7 +234,7 @@ fn params_text<'a>(frame: &'a HarnessFrame, key: &str) -> Option<&'a str> {
 }
 
 fn ignored(kind: IgnoredKind) -> LineReading {
-    LineReading { steps: Vec::new(), ignored: Some(kind) }
+    LineReading::ignored(kind)
 }
 
 /// The terminal step as reported, and the outcome it gives: a failure keeps
@@ -244,7 +242,7 @@ fn ignored(kind: IgnoredKind) -> LineReading {
 fn ending(line: usize, step: HarnessStep, final_text: Option<&str>) -> (HarnessStep, LiveOutcome) {
     match step {
         HarnessStep::Failed { error } => {
-            let outcome = LiveOutcome::Failed { code: error.code.clone(), message: error.message.clone(), line };
+            let outcome = LiveOutcome::failed(&error, line);
             (HarnessStep::Failed { error }, outcome)
         }
         HarnessStep::Complete { metadata, .. } => {

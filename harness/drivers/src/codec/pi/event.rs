@@ -72,7 +72,10 @@ pub(super) fn pi_meaning(frame: &HarnessFrame) -> PiMeaning {
         | "compaction_end"
         | "auto_retry_start"
         | "auto_retry_end"
-        | "extension_error" => PiMeaning::Irrelevant,
+        | "extension_error"
+        // An extension's request to Pi's user interface: status lines and
+        // notices, which carry nothing for the turn.
+        | "extension_ui_request" => PiMeaning::Irrelevant,
         _ => PiMeaning::Unknown,
     }
 }
@@ -120,15 +123,17 @@ fn tool_call(block: &Map<String, Value>) -> Option<HarnessStep> {
 /// plain `agent_end` and nothing more (exit 0, no continuation request;
 /// `tests/streams/pi/real-0.73.1/max-tokens.jsonl`), so the turn's answer
 /// is the cut text. Read as a completion, the cut would pass for an answer.
+/// Run again, the same turn meets the same limit: unlike a failed or
+/// aborted model call, it is not retryable.
 #[must_use]
 pub(super) fn stop_failure(message: &Map<String, Value>) -> Option<HarnessStep> {
-    let (code, fallback) = match message.get("stopReason").and_then(Value::as_str)? {
-        "error" => (FAILED, "The Pi model call stopped on an error."),
-        "aborted" => (ABORTED, "The Pi run was aborted before it finished."),
-        "length" => (MAX_TOKENS, "The Pi model's reply was cut short by its token limit."),
+    let (code, fallback, retryable) = match message.get("stopReason").and_then(Value::as_str)? {
+        "error" => (FAILED, "The Pi model call stopped on an error.", true),
+        "aborted" => (ABORTED, "The Pi run was aborted before it finished.", true),
+        "length" => (MAX_TOKENS, "The Pi model's reply was cut short by its token limit.", false),
         _ => return None,
     };
-    Some(HarnessStep::failed(code, non_empty(message, "errorMessage").unwrap_or(fallback), true))
+    Some(HarnessStep::failed(code, non_empty(message, "errorMessage").unwrap_or(fallback), retryable))
 }
 
 fn response(frame: &HarnessFrame) -> PiMeaning {

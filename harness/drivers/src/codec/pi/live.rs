@@ -2,7 +2,9 @@
 
 use super::event::{joined_text, pi_meaning, PiMeaning};
 use crate::frame::{HarnessFrame, HarnessStep};
-use crate::live::{CallOrigin, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader};
+use crate::live::{
+    CallEnding, CallOrigin, CallStatus, IgnoredKind, LineReading, LiveOutcome, LiveStep, LiveStreamReader,
+};
 use crate::wire::parse_line;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -98,7 +100,7 @@ impl PiLiveReader {
                 if steps.is_empty() && shown > 0 {
                     return ignored(IgnoredKind::Irrelevant);
                 }
-                LineReading { steps, ignored: None }
+                LineReading::steps(steps)
             }
             PiMeaning::Failure(step) => self.end(line, step, false),
             PiMeaning::AgentEnd { will_retry: Some(true), .. } => ignored(IgnoredKind::Irrelevant),
@@ -113,7 +115,7 @@ impl PiLiveReader {
     }
 
     /// A `tool_execution_start` or `_end`: the call, unless a line already
-    /// reported it.
+    /// reported it, and from an end, what became of it.
     fn read_execution(&mut self, line: usize, frame: &HarnessFrame, started: bool) -> LineReading {
         let id = frame.get("toolCallId").and_then(Value::as_str).filter(|id| !id.is_empty());
         let tool = frame.get("toolName").and_then(Value::as_str).filter(|tool| !tool.is_empty());
@@ -123,11 +125,17 @@ impl PiLiveReader {
             None if !started => Map::new(),
             _ => return ignored(IgnoredKind::Malformed),
         };
-        if !self.reported_calls.insert(id.to_string()) {
+        let mut reading = LineReading::default();
+        if self.reported_calls.insert(id.to_string()) {
+            let step = HarnessStep::ToolCall { call_id: id.to_string(), tool: tool.to_string(), arguments };
+            reading.steps.push(observed(line, step));
+        }
+        if !started {
+            reading.ended.push(execution_ending(id, frame));
+        } else if reading.steps.is_empty() {
             return ignored(IgnoredKind::Irrelevant);
         }
-        let step = HarnessStep::ToolCall { call_id: id.to_string(), tool: tool.to_string(), arguments };
-        LineReading { steps: vec![observed(line, step)], ignored: None }
+        reading
     }
 
     /// A line after an ending: Pi's own closing events, a retry reopening a
@@ -153,7 +161,7 @@ impl PiLiveReader {
     fn end(&mut self, line: usize, step: HarnessStep, provisional: bool) -> LineReading {
         let (step, outcome) = ending(line, step, self.final_text.as_deref());
         self.ending = Some(Ending { outcome, provisional });
-        LineReading { steps: vec![LiveStep { line, step, origin: None }], ignored: None }
+        LineReading::steps(vec![LiveStep::new(line, step, None)])
     }
 }
 
@@ -174,14 +182,70 @@ impl LiveStreamReader for PiLiveReader {
     }
 }
 
-/// Calls on Pi's stream are ones Pi runs itself; prose has no origin.
+/// Calls on Pi's stream are ones Pi runs itself; prose has no origin. A
+/// call through the published MCP adapter's proxy tool `mcp` is reported
+/// as the tool it names, with the arguments it passes on.
 fn observed(line: usize, step: HarnessStep) -> LiveStep {
-    let origin = matches!(step, HarnessStep::ToolCall { .. }).then_some(CallOrigin::RanByCli);
-    LiveStep { line, step, origin }
+    match step {
+        HarnessStep::ToolCall { call_id, tool, arguments } => {
+            let (tool, arguments) = unproxied(tool, arguments);
+            LiveStep::new(line, HarnessStep::ToolCall { call_id, tool, arguments }, Some(CallOrigin::RanByCli))
+        }
+        step => LiveStep::new(line, step, None),
+    }
+}
+
+/// The name of the proxy tool through which the published Pi MCP adapter
+/// makes every call: `{"tool": <name>, "args": <object or its JSON text>}`.
+const PROXY_TOOL: &str = "mcp";
+
+/// The tool and arguments a proxy call stands for; any other call, or a
+/// proxy call that names no tool (a search or a listing), as it is.
+fn unproxied(tool: String, arguments: Map<String, Value>) -> (String, Map<String, Value>) {
+    if tool != PROXY_TOOL {
+        return (tool, arguments);
+    }
+    let Some(real) = arguments.get("tool").and_then(Value::as_str).filter(|name| !name.is_empty()) else {
+        return (tool, arguments);
+    };
+    let passed = match arguments.get("args") {
+        Some(Value::Object(passed)) => passed.clone(),
+        Some(Value::String(text)) => serde_json::from_str::<Map<String, Value>>(text).unwrap_or_default(),
+        _ => Map::new(),
+    };
+    (real.to_string(), passed)
+}
+
+/// What became of a call, from its `tool_execution_end`. Pi writes its own
+/// refusals as error results in words of its own: `Tool <name> not found`
+/// for a tool it does not have, `Validation failed for tool` for arguments
+/// its schema check refused (the call never ran), and the adapter's
+/// "timed out" for a tool it stopped waiting for and "aborted" for one the
+/// run gave up. Any other result is the tool's.
+fn execution_ending(call_id: &str, frame: &HarnessFrame) -> CallEnding {
+    let is_error = frame.get("isError").and_then(Value::as_bool) == Some(true);
+    let blocks = frame.get("result").and_then(|result| result.get("content")).and_then(Value::as_array);
+    let text: Vec<&str> =
+        blocks.into_iter().flatten().filter_map(|block| block.get("text").and_then(Value::as_str)).collect();
+    let text = text.join("\n");
+    let status = if !is_error {
+        CallStatus::Ran
+    } else if text.starts_with("Tool ") && text.ends_with(" not found") {
+        CallStatus::UnknownTool
+    } else if text.starts_with("Validation failed for tool") {
+        CallStatus::RefusedByCli
+    } else if text.contains("timed out") {
+        CallStatus::TimedOut
+    } else if text.contains("aborted") {
+        CallStatus::Failed
+    } else {
+        CallStatus::Ran
+    };
+    CallEnding { call_id: call_id.to_string(), status, error: is_error.then_some(text) }
 }
 
 fn ignored(kind: IgnoredKind) -> LineReading {
-    LineReading { steps: Vec::new(), ignored: Some(kind) }
+    LineReading::ignored(kind)
 }
 
 /// The terminal step as reported, and the outcome it gives: a failure keeps
@@ -189,7 +253,7 @@ fn ignored(kind: IgnoredKind) -> LineReading {
 fn ending(line: usize, step: HarnessStep, final_text: Option<&str>) -> (HarnessStep, LiveOutcome) {
     match step {
         HarnessStep::Failed { error } => {
-            let outcome = LiveOutcome::Failed { code: error.code.clone(), message: error.message.clone(), line };
+            let outcome = LiveOutcome::failed(&error, line);
             (HarnessStep::Failed { error }, outcome)
         }
         HarnessStep::Complete { metadata, .. } => {
