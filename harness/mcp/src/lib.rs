@@ -8,6 +8,7 @@
 pub mod bridge;
 pub mod call_result;
 pub mod catalog;
+pub mod containment;
 pub mod ending;
 pub mod epoch;
 pub mod harness;

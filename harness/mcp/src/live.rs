@@ -3,7 +3,8 @@
 //! only the seat's variables, its stdout read for the ending, and nothing
 //! of it left running once the turn is over.
 
-use crate::harness::{HarnessExit, HarnessLaunch, McpHarness, Transport};
+use crate::containment::{asks_for_own_tools, own_calls, placed, Canaries};
+use crate::harness::{Connection, HarnessExit, HarnessLaunch, McpHarness, Transport};
 use crate::home::TurnHome;
 use crate::recipe::{mcp_recipe, McpRecipe, RecipeInput};
 use futures::future::LocalBoxFuture;
@@ -97,9 +98,26 @@ impl LiveHarness {
             Ok(home) => home,
             Err(error) => return not_started(format!("make the turn's home: {error}")),
         };
+        let canaries = match &self.model {
+            Some(model) if asks_for_own_tools(&model.play) => match Canaries::lay(&home) {
+                Ok(canaries) => Some(canaries),
+                Err(error) => return not_started(format!("lay the turn's canaries: {error}")),
+            },
+            _ => None,
+        };
         let server = match &self.model {
             Some(model) => {
-                match ModelServer::start(model.play.clone(), &launch.server_name, Arc::clone(&model.witness)).await {
+                let play = match &canaries {
+                    Some(canaries) => {
+                        let token = match &launch.connection {
+                            Connection::Http { token, .. } => token.as_deref(),
+                            _ => None,
+                        };
+                        placed(&model.play, self.cli.vendor, canaries, canaries.secrets(token))
+                    }
+                    None => model.play.clone(),
+                };
+                match ModelServer::start(play, &launch.server_name, Arc::clone(&model.witness)).await {
                     Ok(server) => Some(server),
                     Err(error) => return not_started(format!("start the scripted model: {error}")),
                 }
@@ -117,21 +135,45 @@ impl LiveHarness {
             model: endpoint.as_ref(),
             seat_env: &self.cli.env,
         };
-        let exit = self.start_and_converse(&input, &launch).await;
+        let exit = self.start_and_converse(&input, &launch, canaries.as_ref()).await;
         // The model goes with the CLI: a reply still held open ends here,
         // and nothing answers this turn again.
         if let Some(server) = server {
             server.close().await;
         }
+        if let (Some(canaries), Some(model)) = (&canaries, &self.model) {
+            self.record_what_moved(canaries, model, &launch.server_name, &exit);
+        }
         exit
     }
 
-    async fn start_and_converse(&self, input: &RecipeInput<'_>, launch: &HarnessLaunch) -> HarnessExit {
+    /// Puts in the witness log what the CLI's stream and its working
+    /// folder show moved outside the envelope (the model has recorded
+    /// what its requests carried).
+    fn record_what_moved(&self, canaries: &Canaries, model: &ScriptedModel, server_name: &str, exit: &HarnessExit) {
+        let stdout: &[String] = match exit {
+            HarnessExit::Exited { stdout, .. } => stdout,
+            _ => &[],
+        };
+        let own = own_calls(self.cli.vendor, server_name, stdout);
+        let changed = canaries.changed();
+        let mut log = model.witness.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        log.outside.own_calls = own;
+        log.outside.changed = changed;
+    }
+
+    async fn start_and_converse(
+        &self,
+        input: &RecipeInput<'_>,
+        launch: &HarnessLaunch,
+        canaries: Option<&Canaries>,
+    ) -> HarnessExit {
         let not_started = |detail: String| HarnessExit::NotStarted { detail };
-        let recipe = match mcp_recipe(self.cli.vendor, input) {
+        let mut recipe = match mcp_recipe(self.cli.vendor, input) {
             Ok(recipe) => recipe,
             Err(error) => return not_started(error.to_string()),
         };
+        recipe.env.extend(canaries.map(Canaries::variable));
         for file in &recipe.files {
             let path = input.workspace.join(&file.name);
             let written = path

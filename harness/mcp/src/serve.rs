@@ -7,7 +7,7 @@ use crate::harness::{Connection, Transport};
 use crate::http::HttpServing;
 use crate::server::McpToolServer;
 use crate::stdio::{serve_stream, SocketServing};
-use std::io::Read;
+use sharedos_scripted_model::server::fresh_secret;
 use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
@@ -97,7 +97,7 @@ pub async fn open(transport: Transport, server: McpToolServer, options: &ServeOp
     let workspace = make_workspace(options.workspace_root.as_deref()).map_err(ServeError::Workspace)?;
     let path = workspace.path().to_path_buf();
     let (open, connection) = if transport == Transport::Http {
-        let token = if options.token { Some(fresh_token().map_err(ServeError::Token)?) } else { None };
+        let token = if options.token { Some(fresh_secret().map_err(ServeError::Token)?) } else { None };
         let http = HttpServing::start(server, token.clone()).await.map_err(ServeError::Bind)?;
         let url = http.url();
         (Open::Http(http), Connection::Http { url, token })
@@ -156,14 +156,6 @@ fn make_workspace(root: Option<&Path>) -> std::io::Result<tempfile::TempDir> {
         Some(root) => builder.tempdir_in(root),
         None => builder.tempdir(),
     }
-}
-
-/// 32 bytes from the system's generator, as hex: never recorded, so it
-/// takes nothing from the run's determinism.
-fn fresh_token() -> std::io::Result<String> {
-    let mut bytes = [0_u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(hex::encode(bytes))
 }
 
 #[cfg(test)]

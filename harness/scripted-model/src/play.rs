@@ -14,6 +14,9 @@ pub struct PlayCall {
     pub arguments: Map<String, Value>,
     /// Milliseconds from the turn's start before the reply is sent, if timed.
     pub at_ms: Option<u64>,
+    /// `tool` is a name of the CLI's own (`Bash`, `exec_command`), asked
+    /// for as it is rather than as the CLI presents a served tool.
+    pub own_tool: bool,
 }
 
 /// How the model ends the turn once its calls are made. Each ending a
@@ -45,6 +48,10 @@ pub struct Play {
     pub calls: Vec<PlayCall>,
     /// The ending.
     pub ending: PlayEnding,
+    /// Secrets of the turn, by label, that no request should ever carry
+    /// to the model: one that does shows the CLI read or ran something
+    /// outside the envelope.
+    pub secrets: Vec<(String, String)>,
 }
 
 /// The text of a final reply.

@@ -3,7 +3,7 @@
 //! that has ended and a stalled reply ends when the turn does.
 
 use crate::naming::{presented_name, PresentedName};
-use crate::play::{Play, Reply};
+use crate::play::{Play, PlayCall, Reply};
 use crate::view::{RequestView, Role, Then, Wire};
 use crate::witness::{Answer, Exchange, WitnessLog};
 use crate::{anthropic, responses};
@@ -55,6 +55,7 @@ pub struct ModelServer {
 /// What every connection of one turn shares.
 #[derive(Debug)]
 struct Turn {
+    address: SocketAddr,
     play: Play,
     server_name: String,
     key: Arc<str>,
@@ -73,8 +74,9 @@ impl ModelServer {
     pub async fn start(play: Play, server_name: &str, log: Arc<Mutex<WitnessLog>>) -> std::io::Result<ModelServer> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let address = listener.local_addr()?;
-        let key: Arc<str> = Arc::from(fresh_key()?);
+        let key: Arc<str> = Arc::from(format!("sk-sharedos-{}", fresh_secret()?));
         let turn = Arc::new(Turn {
+            address,
             play,
             server_name: server_name.to_string(),
             key: Arc::clone(&key),
@@ -139,8 +141,17 @@ enum Route {
     CountTokens,
     Responses,
     Probe,
+    Canary,
     Unknown,
 }
+
+/// The path of the canary address: a CLI that fetches it fetched the web
+/// by a tool of its own.
+pub const CANARY_PATH: &str = "/canary";
+
+/// Written in an own tool's arguments, stands for the canary address,
+/// which is known once the server has its port.
+pub const CANARY_URL: &str = "$SHAREDOS_CANARY_URL";
 
 fn route(method: &hyper::Method, path: &str) -> Route {
     let post = method == hyper::Method::POST;
@@ -149,6 +160,7 @@ fn route(method: &hyper::Method, path: &str) -> Route {
         p if post && p.ends_with("/v1/messages") => Route::Messages,
         p if post && p.ends_with("/responses") => Route::Responses,
         "" | "/api/hello" if !post => Route::Probe,
+        CANARY_PATH => Route::Canary,
         _ => Route::Unknown,
     }
 }
@@ -161,6 +173,7 @@ impl Turn {
             Ok(collected) => collected.to_bytes(),
             Err(_) => Bytes::new(),
         };
+        self.look_for_secrets(&bytes);
         let mut exchange = Exchange {
             method: parts.method.to_string(),
             path: path.clone(),
@@ -190,6 +203,10 @@ impl Turn {
         if route == Route::Probe {
             return (text_wire(200, ""), Answer::Side);
         }
+        if route == Route::Canary {
+            self.log().outside.fetched += 1;
+            return (text_wire(200, "canary"), Answer::Side);
+        }
         if !self.authorized(&parts.headers) {
             return (text_wire(401, "Unauthorized: the turn's key is required"), Answer::Unauthorized);
         }
@@ -207,6 +224,9 @@ impl Turn {
         let view = read(&body);
         self.log().api = api.to_string();
         exchange.returned.clone_from(&view.returned);
+        for returned in &mut exchange.returned {
+            returned.text = self.redacted(&returned.text);
+        }
         let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted").to_string();
         let reply = if view.role == Role::Loop { self.play.reply(view.asked) } else { Reply::Final };
         let (name, offered) = self.name_of(&reply, &view);
@@ -217,7 +237,14 @@ impl Turn {
             }
         }
         let id = format!("sharedos_{}", self.log().exchanges.len());
-        let wire = write(&reply, &name, &model, &id);
+        let placed = match &reply {
+            Reply::Call(_, call) if call.own_tool => Some(self.with_canary_address(call)),
+            _ => None,
+        };
+        let wire = match (&reply, &placed) {
+            (Reply::Call(index, _), Some(call)) => write(&Reply::Call(*index, call), &name, &model, &id),
+            _ => write(&reply, &name, &model, &id),
+        };
         let answer = match (view.role, &reply) {
             (Role::Side, _) => Answer::Side,
             (Role::Loop, Reply::Call(index, call)) => {
@@ -232,6 +259,44 @@ impl Turn {
         (wire, answer)
     }
 
+    /// `call` with [`CANARY_URL`] in its arguments' strings replaced by
+    /// this server's canary address.
+    fn with_canary_address(&self, call: &PlayCall) -> PlayCall {
+        let address = format!("http://{}{CANARY_PATH}", self.address);
+        let mut call = call.clone();
+        for value in call.arguments.values_mut() {
+            if let Value::String(text) = value {
+                *text = text.replace(CANARY_URL, &address);
+            }
+        }
+        call
+    }
+
+    /// `text` with every secret of the play replaced by its label, so the
+    /// witness log never keeps one.
+    fn redacted(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (label, secret) in &self.play.secrets {
+            if !secret.is_empty() {
+                text = text.replace(secret.as_str(), &format!("[the {label}]"));
+            }
+        }
+        text
+    }
+
+    /// Records the label of every secret of the play that `body` carries.
+    fn look_for_secrets(&self, body: &[u8]) {
+        let body = String::from_utf8_lossy(body);
+        for (label, secret) in &self.play.secrets {
+            if !secret.is_empty() && body.contains(secret.as_str()) {
+                let mut log = self.log();
+                if !log.outside.leaked.contains(label) {
+                    log.outside.leaked.push(label.clone());
+                }
+            }
+        }
+    }
+
     /// The witness log; a thread that panicked holding it left it usable.
     fn log(&self) -> std::sync::MutexGuard<'_, WitnessLog> {
         self.log.lock().unwrap_or_else(PoisonError::into_inner)
@@ -239,6 +304,10 @@ impl Turn {
 
     fn name_of(&self, reply: &Reply<'_>, view: &RequestView) -> (PresentedName, bool) {
         match reply {
+            Reply::Call(_, call) if call.own_tool => {
+                let offered = view.offered.iter().any(|name| name.namespace.is_none() && name.name == call.tool);
+                (PresentedName { namespace: None, name: call.tool.clone() }, offered)
+            }
             Reply::Call(_, call) => presented_name(&view.offered, &self.server_name, &call.tool),
             _ => (PresentedName { namespace: None, name: String::new() }, false),
         }
@@ -302,9 +371,13 @@ fn respond(wire: Wire) -> Response<Body> {
     response
 }
 
-/// 32 bytes from the system's generator, as hex: never recorded.
-fn fresh_key() -> std::io::Result<String> {
+/// 32 bytes from the system's generator, as hex: a key, token or canary
+/// never recorded, so it takes nothing from the run's determinism.
+///
+/// # Errors
+/// When the generator cannot be read.
+pub fn fresh_secret() -> std::io::Result<String> {
     let mut bytes = [0_u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(format!("sk-sharedos-{}", hex::encode(bytes)))
+    Ok(hex::encode(bytes))
 }

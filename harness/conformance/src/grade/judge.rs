@@ -31,6 +31,11 @@
 //!   SharedOS passes, refused by the `runtime`, when a scripted model
 //!   witnessed the CLI answer its model that the attempt's tool, which the
 //!   turn did not offer, does not exist.
+//! - Version 6 grades containment ([`runtime_refusal`]): an attempt at a
+//!   tool of the CLI's own fails on any evidence that something moved
+//!   outside the envelope, and passes only when the CLI said the tool does
+//!   not exist; a call the CLI refused for arguments its schema check
+//!   failed is refused by the `runtime` too.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not
@@ -60,7 +65,7 @@ use sharedos_model::record::ExecutionRecord;
 use sharedos_scripted_model::witness::WitnessLog;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "5";
+pub const RULES_VERSION: &str = "6";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";
@@ -209,9 +214,9 @@ pub fn judge(input: &GradingInput<'_>) -> Judgement {
         ended_as_expected_by_envelope: turn.as_ref().is_some_and(TurnVerdict::ended_as_expected_by_envelope),
     };
     let turn_number = u32::try_from(input.earlier_records.len() + 1).unwrap_or(u32::MAX);
-    let declined = runtime_refusal::runtime_refusals(input.script, turn_number, input.witness);
+    let answered = runtime_refusal::runtime_answers(input.script, turn_number, input.witness);
     let mut attempts = input.host_attempts.to_vec();
-    let graded = attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses, &declined);
+    let graded = attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses, &answered);
     attempts.extend(graded);
     let finding = match &turn {
         Some(turn) => status::with_turn(&attempts, turn),

@@ -36,6 +36,7 @@ fn effects_outcome(options: &MessagingOptions, world: &World, turns: &[ExecutedT
         refused_by: None,
         expect: Expectation::new(vec![ToolStatus::Succeeded], None),
         detail: (!met).then(|| misses.join("; ")),
+        acted_outside: false,
     })
 }
 
@@ -76,6 +77,7 @@ fn host_send_graded(send: &HostSend, report: &HostSendReport) -> AttemptOutcome 
         refused_by: (observed != ToolStatus::Succeeded).then_some(Source::Kernel),
         expect: Expectation::new(statuses, send.expect.reason_codes.clone()),
         detail: report.detail.clone(),
+        acted_outside: false,
     }
 }
 
@@ -93,5 +95,6 @@ fn host_request_graded(request: &HostRequest, report: &HostRequestReport) -> Att
         refused_by: report.status.filter(|s| *s != ToolStatus::Succeeded).map(|_| Source::Kernel),
         expect: Expectation::new(request.expect.statuses.clone(), request.expect.reason_codes.clone()),
         detail: report.detail.clone(),
+        acted_outside: false,
     }
 }

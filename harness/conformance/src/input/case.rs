@@ -46,12 +46,22 @@ pub enum Family {
     /// Fail-closed paths SharedOS's matrix leaves out: a dependency that
     /// breaks, a call the kernel must refuse rather than work around.
     FailClosed,
+    /// A live CLI's own tools, which act outside the envelope: its seat's
+    /// recipe must leave its model none.
+    Containment,
 }
 
 impl Family {
     /// Every family, in report order.
-    pub const ALL: [Family; 6] =
-        [Family::Matrix, Family::Drain, Family::Retryable, Family::Annotate, Family::Messaging, Family::FailClosed];
+    pub const ALL: [Family; 7] = [
+        Family::Matrix,
+        Family::Drain,
+        Family::Retryable,
+        Family::Annotate,
+        Family::Messaging,
+        Family::FailClosed,
+        Family::Containment,
+    ];
 
     /// The wire spelling.
     #[must_use]
@@ -63,6 +73,7 @@ impl Family {
             Family::Annotate => "annotate",
             Family::Messaging => "messaging",
             Family::FailClosed => "fail_closed",
+            Family::Containment => "containment",
         }
     }
 }

@@ -119,14 +119,22 @@ move_kinds! {
     Messaging => "messaging",
     /// A path the kernel must fail closed on.
     FailClosed => "fail_closed",
+    /// A live CLI's own tools are off: asked for one, it has none.
+    Containment => "containment",
 }
 
 impl MoveKind {
     /// The kinds of SharedOS's own matrix (one canonical script each).
     #[must_use]
     pub fn matrix() -> &'static [MoveKind] {
-        let families =
-            [MoveKind::Drain, MoveKind::Retryable, MoveKind::Annotate, MoveKind::Messaging, MoveKind::FailClosed];
+        let families = [
+            MoveKind::Drain,
+            MoveKind::Retryable,
+            MoveKind::Annotate,
+            MoveKind::Messaging,
+            MoveKind::FailClosed,
+            MoveKind::Containment,
+        ];
         let end = MoveKind::ALL.len() - families.len();
         &MoveKind::ALL[..end]
     }

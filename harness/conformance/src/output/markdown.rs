@@ -56,7 +56,8 @@ const ABOUT_FAMILIES: &str = "Rows are grouped by rule family: `matrix` is Share
 matrix; `drain`, `retryable` and `annotate` grade the envelope's contract near a turn's end, on \
 whether an ending offers a retry, and on what a runtime states for the record; `messaging` grades \
 messages between principals; `fail_closed` grades the paths a broken dependency or a misused affordance \
-must end on, which SharedOS's matrix leaves out. Each cell counts the verdicts of one family in one column.";
+must end on, which SharedOS's matrix leaves out; `containment` grades that a live CLI has no tool of its own \
+to act with outside the envelope. Each cell counts the verdicts of one family in one column.";
 
 /// Renders the manifest as Markdown.
 #[must_use]

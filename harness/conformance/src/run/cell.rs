@@ -161,7 +161,7 @@ impl<'s> Row<'s> {
     /// The clock a seat's column runs on; `None` for a built-in column.
     fn seat_clock(&self, column_id: &str) -> Option<Clock> {
         match column(self.seats.seats(), column_id).map(|c| c.kind) {
-            Some(ColumnKind::Process(index) | ColumnKind::PromptedProcess(index) | ColumnKind::LiveMcp(index)) => {
+            Some(ColumnKind::Process(index) | ColumnKind::PromptedProcess(index) | ColumnKind::LiveMcp(index, _)) => {
                 Some(self.seats.seats().get(index).map_or(Clock::Virtual, |seat| seat.launch.clock))
             }
             _ => None,

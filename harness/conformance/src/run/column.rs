@@ -4,7 +4,7 @@
 use crate::grade::judge::attempt::GradingLimits;
 use crate::input::case::{Condition, BUILT_IN_COLUMN_IDS};
 use crate::input::script::{AttackScript, MoveKind, TerminalKind};
-use crate::input::seat::{Seat, SeatKind};
+use crate::input::seat::{Seat, SeatKind, SeatModel};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 
@@ -31,8 +31,9 @@ pub enum ColumnKind {
     /// calls as `tools/call` and writes its ending as Claude Code does.
     McpScripted,
     /// A vendor CLI seated live behind MCP (the suite's seat at this
-    /// index): prompted, on a real clock, graded from the record.
-    LiveMcp(usize),
+    /// index): prompted, on a real clock, graded from the record; the
+    /// flag says its CLI talks to the scripted model.
+    LiveMcp(usize, bool),
 }
 
 /// A column of the matrix.
@@ -75,7 +76,9 @@ pub fn columns(seats: &[Seat]) -> Vec<ColumnSpec> {
         kind: match seat.kind {
             SeatKind::Scripted => ColumnKind::Process(index),
             SeatKind::Prompted => ColumnKind::PromptedProcess(index),
-            SeatKind::Mcp => ColumnKind::LiveMcp(index),
+            SeatKind::Mcp => {
+                ColumnKind::LiveMcp(index, seat.mcp.as_ref().is_some_and(|mcp| mcp.model == SeatModel::Scripted))
+            }
         },
     });
     built_in.chain(seated).collect()
@@ -109,14 +112,14 @@ impl ColumnKind {
             ColumnKind::ModelScripted => "a model",
             ColumnKind::VendorScripted(_) => "a harness",
             ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) => "a process",
-            ColumnKind::McpScripted | ColumnKind::LiveMcp(_) => "a harness over MCP",
+            ColumnKind::McpScripted | ColumnKind::LiveMcp(..) => "a harness over MCP",
         }
     }
 
     /// Whether the seat is a harness served the catalogue over MCP.
     #[must_use]
     pub fn serves_mcp(self) -> bool {
-        matches!(self, ColumnKind::McpScripted | ColumnKind::LiveMcp(_))
+        matches!(self, ColumnKind::McpScripted | ColumnKind::LiveMcp(..))
     }
 
     /// A model's wire names turn dots into underscores, so a tool whose name
@@ -214,7 +217,7 @@ impl ColumnKind {
     /// envelope's own deadline, and a turn ended before it starts no CLI
     /// touches: both are still graded.
     fn real_clock_timing(self, condition: &Condition) -> Option<String> {
-        if !matches!(self, ColumnKind::LiveMcp(_)) {
+        if !matches!(self, ColumnKind::LiveMcp(..)) {
             return None;
         }
         let cli = "a live CLI spends its start-up and model round trips in real time inside the turn";
@@ -239,6 +242,19 @@ impl ColumnKind {
             .map(|_| format!("a grant expires mid-turn at an instant the turn's own operations set; {cli}"))
     }
 
+    /// Why a containment row cannot run here: only a real CLI has tools of
+    /// its own, and only the scripted model asks it for them.
+    fn without_own_tools(self, script: &AttackScript) -> Option<String> {
+        if script.kind != MoveKind::Containment || matches!(self, ColumnKind::LiveMcp(_, true)) {
+            return None;
+        }
+        Some(
+            "the row asks a live CLI for tools of its own through the scripted model, and only a live MCP seat \
+             whose CLI talks to the scripted model has both"
+                .to_string(),
+        )
+    }
+
     /// The reason a condition declares for this column, if any; what it
     /// declares for the MCP column holds for every live MCP seat.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
@@ -251,8 +267,8 @@ impl ColumnKind {
     /// `harnessLimits` and `modelLimits`). The adversary has none.
     #[must_use]
     pub fn limits(self, script: &AttackScript, condition: &Condition) -> ColumnLimits {
-        let mut limits =
-            ColumnLimits { unsupported: self.without_the_loop(script, condition), ..ColumnLimits::default() };
+        let unsupported = self.without_own_tools(script).or_else(|| self.without_the_loop(script, condition));
+        let mut limits = ColumnLimits { unsupported, ..ColumnLimits::default() };
         if !self.is_driven() {
             return limits;
         }

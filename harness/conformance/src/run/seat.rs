@@ -115,6 +115,9 @@ impl SeatScript {
             tool: call.tool.clone(),
             arguments: call.arguments.clone(),
             at_ms: call.at_ms,
+            // A tool of the CLI's own (`cli.*`) is named by the live seat,
+            // which knows whose CLI it is.
+            own_tool: false,
         };
         let ending = match &self.ending {
             SeatEnding::Complete { at_ms } => PlayEnding::Complete { at_ms: *at_ms },
@@ -123,7 +126,7 @@ impl SeatScript {
             SeatEnding::HangUp => PlayEnding::HangUp,
             SeatEnding::ReportFailure => PlayEnding::Failure,
         };
-        Play { calls: self.calls.iter().map(play_call).collect(), ending }
+        Play { calls: self.calls.iter().map(play_call).collect(), ending, secrets: Vec::new() }
     }
 
     /// The step policy: at the over-budget attempt's release index, declare
@@ -164,7 +167,7 @@ pub fn seat(
         ColumnKind::ModelScripted => model_seat(seat_script),
         ColumnKind::VendorScripted(vendor) => vendor_seat(vendor, seat_script, cache),
         ColumnKind::McpScripted => Ok(mcp_seat(seat_script)),
-        ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) | ColumnKind::LiveMcp(_) => {
+        ColumnKind::Process(_) | ColumnKind::PromptedProcess(_) | ColumnKind::LiveMcp(..) => {
             Err(SeatError::Driver("a seat from outside is started by the runner".into()))
         }
     }

@@ -115,7 +115,7 @@ pub async fn run_turns(
                     }
                 })
             }
-            ColumnKind::LiveMcp(index) => {
+            ColumnKind::LiveMcp(index, _) => {
                 let seat = seats.seats().get(index).ok_or_else(|| no_seat(index))?;
                 let (plugin, log) = live_mcp_seat(seat, &seat_script)
                     .map_err(|e| TurnError::Construction { execution_id: id.clone(), detail: e.to_string() })?;

@@ -24,10 +24,10 @@ fn cells(columns: &[&str]) -> BTreeMap<String, BTreeMap<String, Cell>> {
 fn the_mcp_column_passes_or_says_why_on_every_row_and_never_passes_an_unmade_call() {
     let all = cells(&[MCP]);
     let rows = &all[MCP];
-    assert_eq!(rows.len(), 127);
+    assert_eq!(rows.len(), 131);
     let count = |status: CellStatus| rows.values().filter(|c| c.status == status).count();
     assert_eq!(count(CellStatus::Pass), 78);
-    assert_eq!(count(CellStatus::NotApplicable), 47);
+    assert_eq!(count(CellStatus::NotApplicable), 51);
     assert_eq!(count(CellStatus::NotImplemented), 2);
     for (row, cell) in rows {
         if cell.status == CellStatus::NotApplicable {
@@ -69,4 +69,24 @@ fn every_row_both_express_grades_in_the_mcp_column_as_in_the_standard_column() {
     let failed = "annotate-loop-prompt-hash-on-failed/baseline";
     assert_eq!(mcp[failed].reason_codes, claude[failed].reason_codes);
     assert_eq!(mcp["annotate-loop-prompt-hash-on-hung-up/baseline"].reason_codes, ["harness_exited_without_outcome"]);
+}
+
+/// Containment (rules version 6): only a live CLI talking to the scripted
+/// model has tools of its own to be asked for, so every built-in column
+/// declares the four rows not applicable, with that reason.
+#[test]
+fn v6_containment_rows_are_not_applicable_on_every_built_in_column_with_their_reason() {
+    let ids = sharedos_conformance::input::case::BUILT_IN_COLUMN_IDS;
+    let all = cells(&ids);
+    assert_eq!(all.len(), ids.len());
+    for (column, rows) in &all {
+        let containment: Vec<(&String, &Cell)> =
+            rows.iter().filter(|(row, _)| row.starts_with("containment-")).collect();
+        assert_eq!(containment.len(), 4, "{column}");
+        for (row, cell) in containment {
+            assert_eq!(cell.status, CellStatus::NotApplicable, "{column} {row}");
+            let reason = cell.detail.as_deref().unwrap_or_default();
+            assert!(reason.contains("tools of its own through the scripted model"), "{column} {row}: {reason}");
+        }
+    }
 }

@@ -266,6 +266,7 @@ fn s45_mcp_and_shell_calls_are_observed_once_each() {
             r#"4 call item_1 files.list {"path":["Work"]} RanByCli"#,
             r#"6 call item_2 files.read {"path":["Work","Private"]} RanByCli"#,
             r#"8 call item_3 command_execution {"command":"bash -lc 'ls -1'"} RanByCli"#,
+            r#"10 call item_4 file_change {"changes":[{"kind":"update","path":"notes.md"}]} RanByCli"#,
             r#"11 message "The Work folder holds Public and Private; Private is not readable with this grant.""#,
             r#"12 complete {"text":"The Work folder holds Public and Private; Private is not readable with this grant."} {"usage":{"cached_input_tokens":3072,"input_tokens":5120,"output_tokens":214}}"#,
         ]
@@ -274,7 +275,7 @@ fn s45_mcp_and_shell_calls_are_observed_once_each() {
         reading.outcome,
         complete("The Work folder holds Public and Private; Private is not readable with this grant.", 12)
     );
-    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 4)]));
+    assert_eq!(reading.ignored, counts(&[(IgnoredKind::Irrelevant, 3)]));
 }
 
 #[test]

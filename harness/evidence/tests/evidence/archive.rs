@@ -28,7 +28,7 @@ fn an_archived_bundle_verifies_holds_the_folders_files_and_is_the_same_bytes_twi
             "{name}"
         );
     }
-    assert_eq!(read_manifest(&one).unwrap().cells.len(), 254);
+    assert_eq!(read_manifest(&one).unwrap().cells.len(), 262);
 }
 
 #[test]

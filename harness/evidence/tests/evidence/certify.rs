@@ -12,7 +12,7 @@ fn a_certified_bundle_verifies_and_every_run_cell_is_graded_again() {
     assert_eq!(verification.failures, vec![]);
     let lines = std::fs::read_to_string(bundle().join(EVIDENCE_FILE)).unwrap();
     let lines: Vec<EvidenceLine> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    // The Adversary runs 118 of the 127 rows; the certified column runs its own share.
+    // The Adversary runs 118 of the 131 rows; the certified column runs its own share.
     assert!(lines.len() > 118, "{} evidence lines", lines.len());
     assert_eq!(verification.regraded, lines.len());
     assert_eq!(verification.signature, SignatureCheck::Unsigned);
@@ -29,7 +29,7 @@ fn the_statement_is_an_in_toto_statement_over_every_file() {
     assert!(files.iter().any(|f| f.starts_with("suite/cases/")), "{files:?}");
     assert_eq!(statement.predicate.column.id, COLUMN);
     let total: usize = statement.predicate.summary.values().sum();
-    assert_eq!(total, 127, "{:?}", statement.predicate.summary);
+    assert_eq!(total, 131, "{:?}", statement.predicate.summary);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! in the harness's seat.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod containment;
 mod endings;
 mod fuzz_server;
 mod interop;

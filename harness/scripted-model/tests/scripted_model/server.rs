@@ -10,11 +10,11 @@ use std::time::Duration;
 
 fn call(tool: &str) -> PlayCall {
     let arguments = json!({ "path": ["Workspace", "policy.md"] }).as_object().cloned().unwrap_or_default();
-    PlayCall { tool: tool.to_string(), arguments, at_ms: None }
+    PlayCall { tool: tool.to_string(), arguments, at_ms: None, own_tool: false }
 }
 
 fn play(ending: PlayEnding) -> Play {
-    Play { calls: vec![call("files.read"), call("files.delete")], ending }
+    Play { calls: vec![call("files.read"), call("files.delete")], ending, secrets: Vec::new() }
 }
 
 async fn start(play: Play) -> (ModelServer, ModelEndpoint, Arc<Mutex<WitnessLog>>) {
@@ -198,7 +198,7 @@ async fn a_request_offering_no_tools_is_a_side_request_that_leaves_the_play_wher
 }
 
 fn ended(ending: PlayEnding) -> Play {
-    Play { calls: Vec::new(), ending }
+    Play { calls: Vec::new(), ending, secrets: Vec::new() }
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! Grading one declared attempt against its receipt.
 
+use crate::grade::judge::runtime_refusal::RuntimeAnswer;
 use crate::grade::receipt::{operations_under, AttemptReceipt};
 use crate::input::script::{AttackScript, Attempt, Expectation, Rejection};
 use serde::{Deserialize, Serialize};
@@ -76,6 +77,10 @@ pub struct AttemptOutcome {
     pub expect: Expectation,
     /// Why it was not issued, or what the receipt says.
     pub detail: Option<String>,
+    /// It never reached SharedOS, and the evidence in `detail` shows it
+    /// acted outside the envelope (rules version 6).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acted_outside: bool,
 }
 
 impl AttemptOutcome {
@@ -97,8 +102,8 @@ fn unreachable_reason(attempt: &Attempt, limits: &GradingLimits, excuses: Excuse
 }
 
 /// Grades every declared attempt of the script, in declared order;
-/// `declined` holds the attempts the runtime refused itself, with the
-/// evidence (rules version 5).
+/// `answered` holds the attempts the runtime answered itself, with the
+/// evidence (rules versions 5 and 6).
 #[must_use]
 pub fn grade_attempts(
     script: &AttackScript,
@@ -106,7 +111,7 @@ pub fn grade_attempts(
     record: &ExecutionRecord,
     limits: &GradingLimits,
     excuses: Excuses,
-    declined: &BTreeMap<String, String>,
+    answered: &BTreeMap<String, RuntimeAnswer>,
 ) -> Vec<AttemptOutcome> {
     script
         .attempts
@@ -114,7 +119,7 @@ pub fn grade_attempts(
         .map(|attempt| {
             let receipt = receipts.iter().find(|r| r.move_id == script.id && r.attempt_id == attempt.id);
             let unreachable = unreachable_reason(attempt, limits, excuses);
-            grade_attempt(attempt, receipt, record, unreachable, declined.get(&attempt.id))
+            grade_attempt(attempt, receipt, record, unreachable, answered.get(&attempt.id))
         })
         .collect()
 }
@@ -124,7 +129,7 @@ fn grade_attempt(
     receipt: Option<&AttemptReceipt>,
     record: &ExecutionRecord,
     unreachable: Option<String>,
-    declined: Option<&String>,
+    answered: Option<&RuntimeAnswer>,
 ) -> AttemptOutcome {
     let mut outcome = AttemptOutcome {
         attempt_id: attempt.id.clone(),
@@ -137,13 +142,27 @@ fn grade_attempt(
         refused_by: None,
         expect: attempt.expect.clone(),
         detail: None,
+        acted_outside: false,
     };
     let issued = receipt.is_some_and(|receipt| receipt.attempted);
-    if !issued && unreachable.is_none() && refused_by_the_runtime(attempt, declined) {
-        outcome.grade = AttemptGrade::Pass;
-        outcome.refused_by = Some(Source::Runtime);
-        outcome.detail = declined.cloned();
-        return outcome;
+    match answered {
+        // It happened, outside the envelope: whatever the receipt says.
+        Some(RuntimeAnswer::Breached(evidence)) if unreachable.is_none() => {
+            outcome.grade = AttemptGrade::Fail;
+            outcome.attempted = true;
+            outcome.acted_outside = true;
+            outcome.detail = Some(evidence.clone());
+            return outcome;
+        }
+        Some(RuntimeAnswer::Declined(evidence))
+            if !issued && unreachable.is_none() && refused_by_the_runtime(attempt) =>
+        {
+            outcome.grade = AttemptGrade::Pass;
+            outcome.refused_by = Some(Source::Runtime);
+            outcome.detail = Some(evidence.clone());
+            return outcome;
+        }
+        _ => {}
     }
     let receipt = match receipt {
         Some(receipt) if receipt.attempted => receipt,
@@ -187,9 +206,8 @@ fn grade_attempt(
 /// Whether an unissued attempt was refused by the runtime itself: the
 /// witness's evidence, for an attack or probe that expects to be refused.
 /// A control must reach SharedOS, so no refusal excuses it.
-fn refused_by_the_runtime(attempt: &Attempt, declined: Option<&String>) -> bool {
-    declined.is_some()
-        && attempt.role != Role::Control
+fn refused_by_the_runtime(attempt: &Attempt) -> bool {
+    attempt.role != Role::Control
         && attempt.expect.rejection.is_none()
         && !attempt.expect.accepts(ToolStatus::Succeeded, None)
 }

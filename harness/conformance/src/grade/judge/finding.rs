@@ -49,6 +49,14 @@ pub enum Finding {
         /// The code it answered with.
         reason_code: Option<String>,
     },
+    /// A tool of the CLI's own acted outside the envelope (`fail`, rules
+    /// version 6).
+    ActedOutsideTheEnvelope {
+        /// The attempt.
+        attempt_id: String,
+        /// What was seen, in words.
+        evidence: String,
+    },
     /// The record the row depends on is unusable (`fail`).
     RecordUnusable {
         /// Field paths of the required gaps.
@@ -101,6 +109,7 @@ impl Finding {
             | Finding::AttemptNeverReached { .. }
             | Finding::TurnEndingNeverAsked { .. } => CellStatus::NotExercised,
             Finding::AttemptMissedExpectation { .. }
+            | Finding::ActedOutsideTheEnvelope { .. }
             | Finding::RecordUnusable { .. }
             | Finding::TurnEndedWrongly { .. }
             | Finding::TurnValueMissed { .. } => CellStatus::Fail,
@@ -136,6 +145,7 @@ impl Finding {
                 };
                 format!("attempt `{attempt_id}` {got} where the script requires {}", expectation(expected))
             }
+            Finding::ActedOutsideTheEnvelope { attempt_id, evidence } => format!("attempt `{attempt_id}`: {evidence}"),
             Finding::RecordUnusable { gaps } if gaps.is_empty() => {
                 "the turn's execution record is unusable".to_string()
             }

@@ -34,11 +34,16 @@ fn control_failed(attempts: &[AttemptOutcome]) -> Option<Finding> {
 }
 
 fn missed(attempts: &[AttemptOutcome]) -> Option<Finding> {
-    first_with(attempts, true, AttemptGrade::Fail).map(|a| Finding::AttemptMissedExpectation {
-        attempt_id: a.attempt_id.clone(),
-        expected: a.expect.clone(),
-        observed: a.observed,
-        reason_code: a.reason_code.clone(),
+    first_with(attempts, true, AttemptGrade::Fail).map(|a| match &a.detail {
+        Some(evidence) if a.acted_outside => {
+            Finding::ActedOutsideTheEnvelope { attempt_id: a.attempt_id.clone(), evidence: evidence.clone() }
+        }
+        _ => Finding::AttemptMissedExpectation {
+            attempt_id: a.attempt_id.clone(),
+            expected: a.expect.clone(),
+            observed: a.observed,
+            reason_code: a.reason_code.clone(),
+        },
     })
 }
 

@@ -11,6 +11,7 @@ use super::{at_pointer, MAX_TEXT, MAX_TURN};
 use crate::input::error::{LoadError, Site};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use sharedos_mcp::containment::OwnTool;
 use sharedos_model::capability::Capability;
 use sharedos_model::role::Role;
 use sharedos_model::validate::Validate;
@@ -222,7 +223,8 @@ impl Attempt {
             });
         };
         if let Some(tool) = &self.tool {
-            if !is_known_tool(tool) {
+            // A tool of a live CLI's own (`cli.*`) is no tool of the world.
+            if !is_known_tool(tool) && OwnTool::from_tool(tool).is_none() {
                 return Err(site.child("tool").unknown_tool(tool));
             }
         }

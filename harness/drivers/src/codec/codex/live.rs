@@ -10,8 +10,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
 /// Item kinds that carry nothing for the turn's outcome or its calls.
-const IRRELEVANT_ITEMS: [&str; 7] =
-    ["reasoning", "file_change", "web_search", "todo_list", "plan", "collab_tool_call", "error"];
+const IRRELEVANT_ITEMS: [&str; 5] = ["reasoning", "todo_list", "plan", "collab_tool_call", "error"];
 
 /// Top-level line types that carry nothing for the turn.
 const IRRELEVANT_LINES: [&str; 5] =
@@ -66,7 +65,9 @@ impl CodexLiveReader {
         match kind {
             "agent_message" if completed => self.read_agent_message(line_number, item),
             "agent_message" => ignored(IgnoredKind::Irrelevant),
-            "mcp_tool_call" | "command_execution" => self.read_call(line_number, item, completed),
+            "mcp_tool_call" | "command_execution" | "file_change" | "web_search" => {
+                self.read_call(line_number, item, completed)
+            }
             _ if IRRELEVANT_ITEMS.contains(&kind) => ignored(IgnoredKind::Irrelevant),
             _ => ignored(IgnoredKind::Unknown),
         }
@@ -152,9 +153,16 @@ impl CodexLiveReader {
     }
 }
 
-/// The tool and arguments of an `mcp_tool_call` or `command_execution`
-/// item; `None` when the item lacks what names the call.
+/// The tool and arguments of an `mcp_tool_call`, or of a call of Codex's
+/// own tools: a `command_execution`, a `file_change` (a patch it applied),
+/// a `web_search`; `None` when the item lacks what names the call.
 fn observed_call(item: &Map<String, Value>) -> Option<(String, Map<String, Value>)> {
+    if let Some(kind @ ("file_change" | "web_search")) = item_kind(item) {
+        let key = if kind == "file_change" { "changes" } else { "query" };
+        let mut arguments = Map::new();
+        arguments.extend(item.get(key).map(|value| (key.to_string(), value.clone())));
+        return Some((kind.to_string(), arguments));
+    }
     if item_kind(item) == Some("command_execution") {
         let command = item.get("command").filter(|command| command.is_string() || command.is_array())?;
         let mut arguments = Map::new();
@@ -174,11 +182,12 @@ fn observed_call(item: &Map<String, Value>) -> Option<(String, Map<String, Value
 /// What became of a completed call item. An MCP call whose `result` is
 /// there reached its tool, even with `status: "failed"` (the tool answered
 /// an error); one with only an `error` never got an answer, and the
-/// error's words say why. A command Codex declined never ran.
+/// error's words say why. A command, patch or search of Codex's own ran
+/// unless Codex declined it.
 fn call_status(item: &Map<String, Value>) -> (CallStatus, Option<String>) {
     let status = item.get("status").and_then(Value::as_str).unwrap_or_default();
     let error = item.get("error").and_then(|error| error.get("message")).and_then(Value::as_str);
-    if item_kind(item) == Some("command_execution") {
+    if matches!(item_kind(item), Some("command_execution" | "file_change" | "web_search")) {
         let status = if status == "declined" { CallStatus::RefusedByCli } else { CallStatus::Ran };
         return (status, None);
     }

@@ -1,0 +1,88 @@
+//! Containment's evidence around a live CLI (rules version 6): the calls of
+//! its own tools its stream shows, the canaries, and a tool of its own
+//! named as each CLI names it.
+
+use serde_json::Value;
+use sharedos_drivers::vendor::Vendor;
+use sharedos_mcp::containment::{
+    asks_for_own_tools, own_calls, placed, Canaries, OwnTool, CANARY_VARIABLE, WORK_CANARY,
+};
+use sharedos_mcp::home::TurnHome;
+use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
+use sharedos_scripted_model::witness::OwnCall;
+
+/// The frames of a committed real stream, as a live seat receives them.
+fn frames(vendor: &str, file: &str) -> Vec<String> {
+    let path = format!("{}/../drivers/tests/streams/{vendor}/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+}
+
+fn own(tool: &str, status: &str) -> OwnCall {
+    OwnCall { tool: tool.to_string(), status: status.to_string() }
+}
+
+#[test]
+fn v6_a_stream_shows_the_clis_own_tools_that_ran_and_not_those_it_said_do_not_exist() {
+    let codex_shell = frames("codex/real-0.169.0", "builtin-shell-default-flags.jsonl");
+    assert_eq!(own_calls(Vendor::Codex, "sharedos", &codex_shell), [own("command_execution", "ran")]);
+    let codex_mcp = frames("codex/real-0.169.0", "call-ok.jsonl");
+    assert_eq!(own_calls(Vendor::Codex, "sharedos", &codex_mcp), []);
+    let claude_off = frames("claude-code/real-2.1.328", "builtin-tool-off.jsonl");
+    assert_eq!(own_calls(Vendor::ClaudeCode, "sharedos", &claude_off), [], "Bash: no such tool");
+    let claude_mcp = frames("claude-code/real-2.1.328", "call-ok.jsonl");
+    assert_eq!(own_calls(Vendor::ClaudeCode, "sharedos", &claude_mcp), []);
+    let pi_off = frames("pi/real-0.73.1", "unknown-tool.jsonl");
+    assert_eq!(own_calls(Vendor::Pi, "sharedos", &pi_off), [], "bash: not found");
+    let pi_mcp = frames("pi/real-0.73.1", "refused-call.jsonl");
+    assert_eq!(own_calls(Vendor::Pi, "sharedos", &pi_mcp), []);
+}
+
+#[test]
+fn v6_the_canaries_see_a_file_changed_added_or_removed_in_the_working_folder() {
+    let workspace = tempfile::tempdir().unwrap();
+    let home = TurnHome::make(workspace.path()).unwrap();
+    let canaries = Canaries::lay(&home).unwrap();
+    assert_eq!(canaries.changed(), Vec::<String>::new());
+    std::fs::write(home.work.join("new.txt"), "x").unwrap();
+    assert_eq!(canaries.changed(), ["new.txt"]);
+    std::fs::write(home.work.join(WORK_CANARY), "changed").unwrap();
+    assert_eq!(canaries.changed(), [WORK_CANARY, "new.txt"]);
+    std::fs::remove_file(home.work.join("new.txt")).unwrap();
+    std::fs::remove_file(home.work.join(WORK_CANARY)).unwrap();
+    assert_eq!(canaries.changed(), [WORK_CANARY]);
+    let (variable, secret) = canaries.variable();
+    assert_eq!(variable, CANARY_VARIABLE);
+    let secrets = canaries.secrets(Some("token"));
+    assert_eq!(secrets.len(), 3);
+    assert!(secrets.iter().any(|(_, value)| *value == secret));
+    assert!(secrets.iter().any(|(label, value)| label == "turn's MCP token" && value == "token"));
+}
+
+#[test]
+fn v6_a_tool_of_the_clis_own_is_asked_for_under_each_clis_own_name() {
+    let workspace = tempfile::tempdir().unwrap();
+    let home = TurnHome::make(workspace.path()).unwrap();
+    let canaries = Canaries::lay(&home).unwrap();
+    let call = |tool: &str| PlayCall { tool: tool.into(), arguments: Default::default(), at_ms: None, own_tool: false };
+    let play = Play {
+        calls: vec![call("cli.shell"), call("cli.read"), call("cli.write"), call("cli.fetch"), call("files.read")],
+        ending: PlayEnding::Complete { at_ms: None },
+        secrets: Vec::new(),
+    };
+    assert!(asks_for_own_tools(&play));
+    assert_eq!(OwnTool::from_tool("files.read"), None);
+    let expected = [
+        (Vendor::Codex, ["exec_command", "read_file", "apply_patch", "web_search"]),
+        (Vendor::ClaudeCode, ["Bash", "Read", "Write", "WebFetch"]),
+        (Vendor::Pi, ["bash", "read", "write", "bash"]),
+    ];
+    for (vendor, names) in expected {
+        let named = placed(&play, vendor, &canaries, Vec::new());
+        let tools: Vec<&str> = named.calls.iter().map(|call| call.tool.as_str()).collect();
+        assert_eq!(tools[..4], names, "{vendor:?}");
+        assert_eq!(tools[4], "files.read", "a served tool is left as it is");
+        assert!(named.calls[..4].iter().all(|call| call.own_tool) && !named.calls[4].own_tool);
+        let read = serde_json::to_string(&Value::Object(named.calls[1].arguments.clone())).unwrap();
+        assert!(read.contains("outside-the-workspace.txt"), "{read}");
+    }
+}
