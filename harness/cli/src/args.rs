@@ -39,10 +39,26 @@ pub enum Command {
     /// the vendor's codec extracts, then the turn's outcome and the counts
     /// of ignored lines by kind.
     Decode(DecodeArgs),
+    /// Run a short, fixed set of exchanges against a scripted or prompted
+    /// seat's runtime, and say in words the first thing it gets wrong and
+    /// where `harness/process/PROTOCOL.md` says otherwise: the command to
+    /// run before the matrix.
+    ProtocolCheck(ProtocolCheckArgs),
     /// Carry stdin to the MCP socket of a running turn and its answers to
     /// stdout: the stdio MCP server a live seat's CLI starts (its recipe
     /// names this command; there is no need to run it by hand).
     McpRelay(McpRelayArgs),
+}
+
+/// Options of `protocol-check`.
+#[derive(Debug, Clone, Args)]
+pub struct ProtocolCheckArgs {
+    /// Repository root holding cases/ and adversaries/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// The seat file of the runtime to check.
+    #[arg(long, value_name = "FILE")]
+    pub seat: PathBuf,
 }
 
 /// Options of `mcp-relay`.

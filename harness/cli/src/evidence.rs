@@ -37,6 +37,9 @@ pub fn certify(args: &CertifyArgs) -> Exit {
     if crate::mcp_seats::prepare(&mut suite).contains(&column) {
         return Exit::NothingSelected;
     }
+    if let Err(exit) = crate::commands::seats_start(&suite, |seat| seat == column) {
+        return exit;
+    }
     let baseline = match crate::baseline::read_baseline(args.baseline.as_deref(), &suite) {
         Ok(baseline) => baseline,
         Err(exit) => return exit,

@@ -14,6 +14,8 @@ pub enum Exit {
     InvalidInput,
     /// The filters selected no cell.
     NothingSelected,
+    /// A seat's runtime could not be started, or did not say `ready`.
+    SeatCannotStart,
     /// A file could not be written (a full disk, a read-only folder).
     Io,
     /// The harness itself went wrong; this is a bug to report.
@@ -30,6 +32,7 @@ impl Exit {
             Exit::Usage => 2,
             Exit::InvalidInput => 3,
             Exit::NothingSelected => 4,
+            Exit::SeatCannotStart => 5,
             Exit::Io => 74,
             Exit::HarnessBug => 70,
         }

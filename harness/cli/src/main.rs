@@ -18,6 +18,7 @@ mod decode;
 mod evidence;
 mod exit;
 mod mcp_seats;
+mod protocol_check;
 mod stream;
 mod verdicts;
 

@@ -2,6 +2,7 @@
 //! process's stdin and stdout (`harness/process/PROTOCOL.md`).
 #![forbid(unsafe_code)]
 
+pub mod breach;
 pub mod launch;
 pub mod message;
 pub mod placement;

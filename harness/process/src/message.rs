@@ -232,6 +232,21 @@ pub enum RuntimeMessage {
 pub const RUNTIME_TYPES: &[&str] = &["ready", "invokeTool", "emit", "annotate", "wait", "outcome", "thrown", "report"];
 
 impl RuntimeMessage {
+    /// The message's `type`, as the runtime spelled it.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RuntimeMessage::Ready { .. } => "ready",
+            RuntimeMessage::InvokeTool { .. } => "invokeTool",
+            RuntimeMessage::Emit { .. } => "emit",
+            RuntimeMessage::Annotate { .. } => "annotate",
+            RuntimeMessage::Wait { .. } => "wait",
+            RuntimeMessage::Outcome { .. } => "outcome",
+            RuntimeMessage::Thrown { .. } => "thrown",
+            RuntimeMessage::Report { .. } => "report",
+        }
+    }
+
     /// The turn the message is about (`None` for `ready`).
     #[must_use]
     pub fn turn(&self) -> Option<&str> {

@@ -11,6 +11,7 @@
 //! [`ProcessRuntime::finish`]: the runtime is told `closed`, makes any
 //! after-close requests, and (a scripted seat) sends its receipts.
 
+use crate::breach::{Breach, BreachPhase};
 use crate::message::{HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage};
 use crate::placement::ThreadPin;
 use crate::seat::ProcessSeat;
@@ -48,7 +49,7 @@ pub type StepFor = Rc<dyn Fn(u64, &RuntimeTurnRequest) -> Option<u64>>;
 enum Ending {
     Outcome(Value),
     Thrown(String),
-    Violation(Violation),
+    Broke(Breach),
 }
 
 /// What one turn's runtime shares with the runner driving it.
@@ -69,7 +70,7 @@ struct TurnShared {
     done: AbortSignal,
     /// The serving loop has ended (report, violation, or stopped).
     served: AbortSignal,
-    violation: RefCell<Option<Violation>>,
+    breach: RefCell<Option<Breach>>,
     receipts: RefCell<Option<Vec<Map<String, Value>>>>,
     /// Calls asked for and not yet answered.
     in_flight: Cell<usize>,
@@ -79,6 +80,8 @@ struct TurnShared {
     request: RefCell<Option<Rc<RuntimeTurnRequest>>>,
     /// `closed` was written: a scripted seat owes its report.
     closed: Cell<bool>,
+    /// A scripted seat's report came: it owes nothing more.
+    reported: Cell<bool>,
     /// The turn's thread and its runtime held on one CPU, until it ends.
     pin: RefCell<Option<ThreadPin>>,
 }
@@ -132,7 +135,7 @@ impl ProcessRuntime {
     pub async fn finish(&self) {
         let turn = self.shared.turn.borrow().clone();
         if let Some(session) = self.seat.session().filter(|_| !turn.is_empty()) {
-            if self.shared.violation.borrow().is_none() {
+            if self.shared.breach.borrow().is_none() {
                 self.shared.closed.set(true);
                 session.write(&HarnessMessage::Closed { turn: &turn });
             }
@@ -142,6 +145,9 @@ impl ProcessRuntime {
                     biased;
                     () = served.aborted() => {}
                     () = self.shared.background.drive() => {}
+                }
+                if self.shared.reported.get() {
+                    self.check_quiet(&session).await;
                 }
             }
         }
@@ -159,18 +165,41 @@ impl ProcessRuntime {
         self.shared.receipts.borrow().clone()
     }
 
-    /// The violation that ended the turn, if one did.
+    /// How the runtime broke the protocol in this turn, if it did: the
+    /// turn's record carries it.
     #[must_use]
-    pub fn violation(&self) -> Option<Violation> {
-        self.shared.violation.borrow().clone()
+    pub fn breach(&self) -> Option<Breach> {
+        self.shared.breach.borrow().clone()
     }
 
-    fn broke(&self, violation: Violation) {
+    /// Records `violation` on this turn, kills the process (the next turn
+    /// starts a fresh one), and ends the turn if it still runs.
+    fn broke(&self, violation: &Violation, received: Option<String>) {
+        let phase = if self.shared.reported.get() {
+            BreachPhase::AfterReport
+        } else if self.shared.ending_received.get() {
+            BreachPhase::AfterOutcome
+        } else {
+            BreachPhase::Turn
+        };
+        let stderr = self.seat.discard();
+        let breach = Breach::new(violation, phase, received, &stderr);
         if let Some(ending) = self.shared.ending.borrow_mut().take() {
-            let _ = ending.send(Ending::Violation(violation.clone()));
+            let _ = ending.send(Ending::Broke(breach.clone()));
         }
-        *self.shared.violation.borrow_mut() = Some(violation);
-        self.seat.discard();
+        *self.shared.breach.borrow_mut() = Some(breach);
+    }
+
+    /// After the report the runtime owes nothing until its next turn: a
+    /// line it already wrote breaks the protocol on this turn, not the next.
+    async fn check_quiet(&self, session: &Session) {
+        let Some(message) = session.next_now().await else { return };
+        let violation = match message {
+            Ok(message) => Violation::OutOfOrder { kind: format!("{} after its report", message.kind()) },
+            Err(violation) => violation,
+        };
+        let received = session.last_received().await;
+        self.broke(&violation, received);
     }
 
     /// Reads and answers the runtime's messages until its report, a
@@ -187,7 +216,9 @@ impl ProcessRuntime {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(violation) => {
-                    self.broke(violation);
+                    let received =
+                        if violation.is_the_last_line() { session.last_received().await } else { None };
+                    self.broke(&violation, received);
                     break;
                 }
             }
@@ -220,7 +251,7 @@ impl ProcessRuntime {
                 answer_host(session, &turn, &id, host.annotate(&key, value));
             }
             RuntimeMessage::Wait { until_ms, seen, .. } => {
-                if !session.waits(seen) {
+                if !session.waits(seen)? {
                     // Stale: written before the runtime read a later line;
                     // it says wait again once it has.
                     return Ok(true);
@@ -240,6 +271,7 @@ impl ProcessRuntime {
             RuntimeMessage::Thrown { error, .. } => self.ended_with(session, Ending::Thrown(error.message))?,
             RuntimeMessage::Report { receipts, .. } if self.shared.ended.get() => {
                 session.idle();
+                self.shared.reported.set(true);
                 *self.shared.receipts.borrow_mut() = Some(receipts);
                 return Ok(false);
             }
@@ -341,12 +373,12 @@ impl ProcessRuntime {
     }
 
     /// The turn's ending for a violation: a failure with its own code.
-    fn violated(&self, violation: &Violation) -> Value {
+    fn violated(breach: &Breach) -> Value {
         let mut details = Map::new();
-        details.insert("violation".into(), json!(violation.to_string()));
+        details.insert("violation".into(), json!(breach.message));
         let error = ProtocolError {
-            code: violation.code().to_string(),
-            message: format!("the runtime broke sharedos-runtime/1: {violation}").chars().take(4096).collect(),
+            code: breach.code.clone(),
+            message: format!("the runtime broke sharedos-runtime/1: {}", breach.message).chars().take(4096).collect(),
             retryable: Some(false),
             details: Some(details),
         };
@@ -396,12 +428,12 @@ impl RuntimePlugin for ProcessRuntime {
             *self.shared.host.borrow_mut() = Some(host.clone());
             *self.shared.request.borrow_mut() = Some(Rc::clone(&request));
             self.shared.origin.set(Some(tokio::time::Instant::now()));
-            let session = match self.seat.start().await {
+            let session = match self.fresh_session().await {
                 Ok(session) => session,
-                Err(violation) => {
+                Err(breach) => {
                     self.shared.ended.set(true);
-                    let ending = self.violated(&violation);
-                    *self.shared.violation.borrow_mut() = Some(violation);
+                    let ending = Self::violated(&breach);
+                    *self.shared.breach.borrow_mut() = Some(breach);
                     return Ok(ending);
                 }
             };
@@ -424,10 +456,30 @@ impl RuntimePlugin for ProcessRuntime {
             match ending {
                 Ok(Ending::Outcome(outcome)) => Ok(outcome),
                 Ok(Ending::Thrown(message)) => Err(RuntimeFailure::message(message)),
-                Ok(Ending::Violation(violation)) => Ok(self.violated(&violation)),
-                Err(_) => Ok(self.violated(&Violation::Exited { stderr: String::new() })),
+                Ok(Ending::Broke(breach)) => Ok(Self::violated(&breach)),
+                Err(_) => Ok(Self::violated(&Breach::new(
+                    &Violation::Exited { stderr: String::new() },
+                    BreachPhase::Turn,
+                    None,
+                    "",
+                ))),
             }
         })
+    }
+}
+
+impl ProcessRuntime {
+    /// The seat's session for a new turn. A line an earlier turn's runtime
+    /// wrote after the harness last looked (after its report, or after
+    /// `closed` for a prompted seat) is waiting unread: that process is
+    /// replaced, so the line fails no turn of another row.
+    async fn fresh_session(&self) -> Result<Rc<Session>, Breach> {
+        let session = self.seat.start().await?;
+        if session.next_now().await.is_none() {
+            return Ok(session);
+        }
+        self.seat.discard();
+        self.seat.start().await
     }
 }
 

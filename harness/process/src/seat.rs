@@ -1,6 +1,7 @@
 //! A seat's process across turns: started on first use, handshaken once,
 //! reused by every later turn, and replaced after a violation.
 
+use crate::breach::{Breach, BreachPhase};
 use crate::launch::Launch;
 use crate::session::Session;
 use crate::violation::Violation;
@@ -15,7 +16,7 @@ pub struct ProcessSeat {
     fallback: RuntimeManifest,
     session: RefCell<Option<Rc<Session>>>,
     manifest: RefCell<Option<RuntimeManifest>>,
-    failed_start: RefCell<Option<Violation>>,
+    failed_start: RefCell<Option<Breach>>,
 }
 
 impl std::fmt::Debug for ProcessSeat {
@@ -47,36 +48,40 @@ impl ProcessSeat {
         let started = match Session::start(&self.launch) {
             Ok(session) => Rc::new(session),
             Err(error) => {
-                let detail = format!("failed to start `{}`: {error}", self.launch.command);
-                *self.failed_start.borrow_mut() = Some(Violation::NotReady { detail });
+                let violation = Violation::FailedToStart { command: self.launch.command.clone(), error: error.to_string() };
+                *self.failed_start.borrow_mut() = Some(Breach::new(&violation, BreachPhase::Start, None, ""));
                 return;
             }
         };
-        match started.handshake().await {
+        let violation = match started.handshake().await {
             Ok(manifest) => match manifest.validate() {
                 Ok(()) => {
                     *self.manifest.borrow_mut() = Some(manifest);
                     *self.session.borrow_mut() = Some(started);
+                    return;
                 }
-                Err(error) => {
-                    let detail = format!("its manifest does not validate: {error}");
-                    *self.failed_start.borrow_mut() = Some(Violation::NotReady { detail });
-                }
+                Err(error) => Violation::NotReady { detail: format!("its manifest does not validate: {error}") },
             },
-            Err(violation) => *self.failed_start.borrow_mut() = Some(violation),
-        }
+            Err(violation) => violation,
+        };
+        let received = if violation.is_the_last_line() { started.last_received().await } else { None };
+        started.shut_down();
+        let breach = Breach::new(&violation, BreachPhase::Start, received, &started.stderr_tail());
+        *self.failed_start.borrow_mut() = Some(breach);
     }
 
     /// The session [`ProcessSeat::prepare`] started, or why there is none.
     ///
     /// # Errors
-    /// The violation that kept the process from starting.
-    pub async fn start(&self) -> Result<Rc<Session>, Violation> {
+    /// The breach that kept the process from starting.
+    pub async fn start(&self) -> Result<Rc<Session>, Breach> {
         self.prepare().await;
-        if let Some(violation) = self.failed_start.borrow_mut().take() {
-            return Err(violation);
+        if let Some(breach) = self.failed_start.borrow_mut().take() {
+            return Err(breach);
         }
-        self.session().ok_or_else(|| Violation::Exited { stderr: String::new() })
+        self.session().ok_or_else(|| {
+            Breach::new(&Violation::Exited { stderr: String::new() }, BreachPhase::Start, None, "")
+        })
     }
 
     /// The running session, if any.
@@ -91,10 +96,15 @@ impl ProcessSeat {
         self.manifest.borrow().clone().unwrap_or_else(|| self.fallback.clone())
     }
 
-    /// Kills the process (after a violation); the next turn starts a fresh one.
-    pub fn discard(&self) {
-        if let Some(session) = self.session.borrow_mut().take() {
-            session.shut_down();
+    /// Kills the process (after a violation); the next turn starts a fresh
+    /// one. Returns the end of what it wrote on stderr.
+    pub fn discard(&self) -> String {
+        match self.session.borrow_mut().take() {
+            Some(session) => {
+                session.shut_down();
+                session.stderr_tail()
+            }
+            None => String::new(),
         }
     }
 }

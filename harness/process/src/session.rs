@@ -21,7 +21,8 @@
 use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
 use crate::placement::{RuntimePlacement, ThreadPin};
-use crate::violation::{parse_line, Violation};
+use crate::violation::{parse_line, quote, Violation};
+use sharedos_model::message::PROTOCOL_VERSION;
 use rustix::process::{Pid, Signal};
 use sharedos_model::execution::RuntimeManifest;
 use std::collections::VecDeque;
@@ -35,6 +36,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::net::unix::pipe;
 
+/// How long a shut-down waits for the last of stderr.
+const STDERR_SETTLE: Duration = Duration::from_millis(200);
 /// Bytes read from stdout at a time.
 const READ_CHUNK: usize = 64 * 1024;
 /// A line is written from the caller's thread when it and every line the
@@ -142,6 +145,8 @@ struct Output {
     lines: VecDeque<Incoming>,
     /// Inside a line that passed the cap: skip to its end.
     skipping: bool,
+    /// The last line handed out, kept to quote it in a diagnostic.
+    last: Vec<u8>,
     max: usize,
     /// Whether, and since when, the runtime works on virtual time.
     busy: Arc<Mutex<Option<Busy>>>,
@@ -208,6 +213,26 @@ impl Output {
         }
     }
 
+    /// A line already received or readable at once, without waiting.
+    fn next_now(&mut self) -> Option<Incoming> {
+        if self.lines.is_empty() {
+            let receiver = attached(&mut self.pipe)?;
+            match read_in_place(receiver, Duration::ZERO, &mut self.chunk) {
+                Ok(0) => {
+                    self.pipe = Pipe::Closed;
+                    self.lines.push_back(Incoming::Eof);
+                }
+                Ok(read) => {
+                    let chunk = std::mem::take(&mut self.chunk);
+                    self.split(&chunk[..read]);
+                    self.chunk = chunk;
+                }
+                Err(_) => {}
+            }
+        }
+        self.lines.pop_front()
+    }
+
     fn split(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             let (body, ends, rest) = match bytes.iter().position(|b| *b == b'\n') {
@@ -254,10 +279,14 @@ pub struct Session {
     busy: Arc<Mutex<Option<Busy>>>,
     started: Arc<tokio::sync::Notify>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Told when the stderr reader has seen the end of stderr.
+    stderr_done: Mutex<mpsc::Receiver<()>>,
     limits: SessionLimits,
     clock: Clock,
     command: String,
     written: std::cell::Cell<u64>,
+    /// The last wait that did not count, as (seen, written).
+    stale_wait: std::cell::Cell<Option<(u64, u64)>>,
     placement: RuntimePlacement,
 }
 
@@ -309,14 +338,19 @@ impl Session {
             pending: Vec::new(),
             lines: VecDeque::new(),
             skipping: false,
+            last: Vec::new(),
             max: launch.limits.max_line_bytes,
             busy: Arc::clone(&busy),
             started: Arc::clone(&started),
         };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let (stderr_ended, stderr_done) = mpsc::channel();
         if let Some(pipe) = child.stderr.take() {
             let (tail, cap) = (Arc::clone(&stderr), launch.limits.stderr_tail_bytes);
-            std::thread::spawn(move || keep_tail(pipe, cap, &tail));
+            std::thread::spawn(move || {
+                keep_tail(pipe, cap, &tail);
+                let _ = stderr_ended.send(());
+            });
         }
         Ok(Session {
             child: Mutex::new(child),
@@ -325,10 +359,12 @@ impl Session {
             busy,
             started,
             stderr,
+            stderr_done: Mutex::new(stderr_done),
             limits: launch.limits.clone(),
             clock: launch.clock,
             command: launch.command.clone(),
             written: std::cell::Cell::new(0),
+            stale_wait: std::cell::Cell::new(None),
             placement,
         })
     }
@@ -347,8 +383,18 @@ impl Session {
         let answer = self.next().await;
         self.idle();
         match answer {
-            Ok(RuntimeMessage::Ready { protocol, manifest }) if protocol == PROTOCOL => Ok(manifest),
-            Ok(RuntimeMessage::Ready { protocol, .. }) => Err(Violation::ProtocolMismatch { protocol }),
+            Ok(RuntimeMessage::Ready { protocol, manifest }) if protocol == PROTOCOL => {
+                if manifest.protocol_version == PROTOCOL_VERSION {
+                    Ok(manifest)
+                } else {
+                    Err(Violation::ProtocolMismatch {
+                        named: format!("manifest protocolVersion {:?}", manifest.protocol_version),
+                    })
+                }
+            }
+            Ok(RuntimeMessage::Ready { protocol, .. }) => {
+                Err(Violation::ProtocolMismatch { named: format!("protocol {protocol:?}") })
+            }
             Ok(other) => Err(Violation::NotReady { detail: format!("it wrote {other:?} first") }),
             Err(Violation::Unresponsive { .. }) => Err(Violation::NotReady {
                 detail: format!("no ready within {} ms", self.limits.startup_timeout.as_millis()),
@@ -395,13 +441,23 @@ impl Session {
     /// The runtime waits having read `seen` lines: idle only when it has
     /// read every line written (a wait sent before it read a later line is
     /// stale, and the runtime will say wait again); `true` for a current one.
-    pub fn waits(&self, seen: u64) -> bool {
-        lock(&self.input).confirm(seen);
-        let current = seen >= self.written.get();
-        if current {
-            self.idle();
+    ///
+    /// # Errors
+    /// A wait that says it has seen more lines than were written.
+    pub fn waits(&self, seen: u64) -> Result<bool, Violation> {
+        let written = self.written.get();
+        if seen > written {
+            return Err(Violation::SeenAhead { seen, written });
         }
-        current
+        lock(&self.input).confirm(seen);
+        let current = seen == written;
+        if current {
+            self.stale_wait.set(None);
+            self.idle();
+        } else {
+            self.stale_wait.set(Some((seen, written)));
+        }
+        Ok(current)
     }
 
     /// The next message, skipping (and counting) blank lines.
@@ -420,17 +476,45 @@ impl Session {
                         return Err(Violation::Flood { max: self.limits.max_ignored_lines });
                     }
                 }
-                Incoming::Line(line) => return parse_line(&line),
+                Incoming::Line(line) => {
+                    let message = parse_line(&line);
+                    output.last = line;
+                    return message;
+                }
                 Incoming::TooLong => return Err(Violation::LineTooLong { max: self.limits.max_line_bytes }),
                 Incoming::BusyTimeout => {
                     if lock(&self.busy).is_some() {
                         let ms = u64::try_from(self.limits.busy_timeout.as_millis()).unwrap_or(u64::MAX);
-                        return Err(Violation::Unresponsive { ms });
+                        return Err(Violation::Unresponsive { ms, stale_wait: self.stale_wait.get() });
                     }
                 }
                 Incoming::Eof => return Err(Violation::Exited { stderr: self.stderr_tail() }),
             }
         }
+    }
+
+    /// A message already received, or readable without waiting; `None`
+    /// when the runtime has written nothing more.
+    pub async fn next_now(&self) -> Option<Result<RuntimeMessage, Violation>> {
+        let mut output = self.output.lock().await;
+        loop {
+            return Some(match output.next_now()? {
+                Incoming::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                Incoming::Line(line) => {
+                    let message = parse_line(&line);
+                    output.last = line;
+                    message
+                }
+                Incoming::TooLong => Err(Violation::LineTooLong { max: self.limits.max_line_bytes }),
+                Incoming::BusyTimeout | Incoming::Eof => return None,
+            });
+        }
+    }
+
+    /// The last line read, quoted for a diagnostic.
+    pub async fn last_received(&self) -> Option<String> {
+        let output = self.output.lock().await;
+        (!output.last.is_empty()).then(|| quote(&output.last))
     }
 
     /// The process id (its process group's id too).
@@ -465,6 +549,9 @@ impl Session {
         let _ = rustix::process::kill_process_group(Pid::from_child(&child), Signal::KILL);
         let _ = child.kill();
         let _ = child.wait();
+        // What it wrote last on stderr is read before the tail is quoted;
+        // a process outside the group that holds stderr open is not waited for.
+        let _ = lock(&self.stderr_done).recv_timeout(STDERR_SETTLE);
     }
 }
 

@@ -75,17 +75,36 @@ pub enum Violation {
         /// What it wrote.
         kind: String,
     },
+    /// The seat's command could not be started at all.
+    #[error("the runtime could not be started: `{command}`: {error}")]
+    FailedToStart {
+        /// The program.
+        command: String,
+        /// The system's words.
+        error: String,
+    },
     /// No `ready` in time, or something else first.
     #[error("the runtime did not say ready: {detail}")]
     NotReady {
         /// What happened instead.
         detail: String,
     },
-    /// `ready` names another protocol.
-    #[error("the runtime speaks {protocol:?}, not sharedos-runtime/1")]
+    /// `ready` names another protocol, or its manifest another protocol
+    /// version.
+    #[error(
+        "the runtime's ready names {named}; this harness speaks protocol \"sharedos-runtime/1\" with manifest protocolVersion \"1\""
+    )]
     ProtocolMismatch {
-        /// The protocol it named.
-        protocol: String,
+        /// What it named, in words (`protocol "sharedos-runtime/0"`).
+        named: String,
+    },
+    /// A `wait` that says it has read more lines than the harness wrote.
+    #[error("the runtime's wait says it has seen {seen} lines, but the harness has written only {written} (hello included)")]
+    SeenAhead {
+        /// What the wait said.
+        seen: u64,
+        /// Lines written to the runtime so far.
+        written: u64,
     },
     /// The process exited or closed its stdout mid-turn.
     #[error("the runtime exited or closed its output mid-turn{}", stderr_note(.stderr))]
@@ -94,10 +113,13 @@ pub enum Violation {
         stderr: String,
     },
     /// Busy past the seat's limit of real time.
-    #[error("the runtime stayed busy for more than {ms} ms of real time without waiting")]
+    #[error("the runtime stayed busy for more than {ms} ms of real time without waiting{}", stale_note(.stale_wait))]
     Unresponsive {
         /// The limit.
         ms: u64,
+        /// The last wait that did not count, as (seen, written): a runtime
+        /// that miscounts `seen` is never idle.
+        stale_wait: Option<(u64, u64)>,
     },
     /// Too many lines that are not protocol (blank lines).
     #[error("the runtime wrote more than {max} blank lines")]
@@ -105,6 +127,16 @@ pub enum Violation {
         /// The cap.
         max: usize,
     },
+}
+
+fn stale_note(stale: &Option<(u64, u64)>) -> String {
+    match stale {
+        Some((seen, written)) => format!(
+            "; its last wait said seen {seen} while the harness had written {written} lines, so it did not count \
+             (seen counts every line the runtime has read, hello included)"
+        ),
+        None => String::new(),
+    }
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -116,6 +148,26 @@ fn stderr_note(stderr: &str) -> String {
 }
 
 impl Violation {
+    /// Every code [`Violation::code`] gives, in `PROTOCOL.md`'s order.
+    pub const CODES: [&'static str; 16] = [
+        "runtime_not_json",
+        "runtime_not_object",
+        "runtime_unknown_type",
+        "runtime_bad_message",
+        "runtime_line_too_long",
+        "runtime_duplicate_id",
+        "runtime_wrong_turn",
+        "runtime_after_outcome",
+        "runtime_out_of_order",
+        "runtime_failed_to_start",
+        "runtime_not_ready",
+        "runtime_protocol_mismatch",
+        "runtime_exited",
+        "runtime_bad_seen",
+        "runtime_unresponsive",
+        "runtime_flood",
+    ];
+
     /// The failure code a turn ends with (`PROTOCOL.md`, *Violations*).
     #[must_use]
     pub fn code(&self) -> &'static str {
@@ -129,12 +181,44 @@ impl Violation {
             Violation::WrongTurn { .. } => "runtime_wrong_turn",
             Violation::AfterOutcome { .. } => "runtime_after_outcome",
             Violation::OutOfOrder { .. } => "runtime_out_of_order",
+            Violation::FailedToStart { .. } => "runtime_failed_to_start",
             Violation::NotReady { .. } => "runtime_not_ready",
             Violation::ProtocolMismatch { .. } => "runtime_protocol_mismatch",
             Violation::Exited { .. } => "runtime_exited",
+            Violation::SeenAhead { .. } => "runtime_bad_seen",
             Violation::Unresponsive { .. } => "runtime_unresponsive",
             Violation::Flood { .. } => "runtime_flood",
         }
+    }
+}
+
+impl Violation {
+    /// The line received, quoted, for a violation about one line's form.
+    #[must_use]
+    pub fn received(&self) -> Option<&str> {
+        match self {
+            Violation::NotJson { received, .. }
+            | Violation::NotObject { received }
+            | Violation::UnknownType { received, .. }
+            | Violation::BadMessage { received, .. } => Some(received),
+            _ => None,
+        }
+    }
+
+    /// Whether the violation is the last line read, well formed but not
+    /// allowed where it came: that line is the one to quote.
+    #[must_use]
+    pub fn is_the_last_line(&self) -> bool {
+        matches!(
+            self,
+            Violation::DuplicateId { .. }
+                | Violation::WrongTurn { .. }
+                | Violation::AfterOutcome { .. }
+                | Violation::OutOfOrder { .. }
+                | Violation::ProtocolMismatch { .. }
+                | Violation::SeenAhead { .. }
+                | Violation::NotReady { .. }
+        )
     }
 }
 
@@ -236,6 +320,31 @@ mod tests {
         assert_eq!(wait, RuntimeMessage::Wait { turn: "t".into(), until_ms: Some(5), seen: 2 });
         let emit = parse_line(br#"{"type": "emit", "turn": "t", "id": "e1", "event": {"type": "x"}}"#).unwrap();
         assert_eq!(emit.turn(), Some("t"));
+    }
+
+    #[test]
+    fn every_violation_has_one_of_the_listed_codes_and_each_code_one_violation() {
+        let text = || String::new();
+        let all = [
+            Violation::NotJson { error: text(), received: text() },
+            Violation::NotObject { received: text() },
+            Violation::UnknownType { kind: text(), received: text() },
+            Violation::BadMessage { kind: text(), error: text(), received: text() },
+            Violation::LineTooLong { max: 1 },
+            Violation::DuplicateId { id: text() },
+            Violation::WrongTurn { named: text(), running: text() },
+            Violation::AfterOutcome { kind: text() },
+            Violation::OutOfOrder { kind: text() },
+            Violation::FailedToStart { command: text(), error: text() },
+            Violation::NotReady { detail: text() },
+            Violation::ProtocolMismatch { named: text() },
+            Violation::Exited { stderr: text() },
+            Violation::SeenAhead { seen: 2, written: 1 },
+            Violation::Unresponsive { ms: 1, stale_wait: None },
+            Violation::Flood { max: 1 },
+        ];
+        let codes: Vec<&str> = all.iter().map(Violation::code).collect();
+        assert_eq!(codes, Violation::CODES);
     }
 
     #[test]

@@ -6,4 +6,5 @@ mod decode;
 mod evidence;
 mod hostile;
 mod live_mcp;
+mod protocol;
 mod vendors;

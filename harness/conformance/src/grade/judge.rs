@@ -36,6 +36,10 @@
 //!   outside the envelope, and passes only when the CLI said the tool does
 //!   not exist; a call the CLI refused for arguments its schema check
 //!   failed is refused by the `runtime` too.
+//! - Version 7 grades the protocol itself ([`protocol_breach`]): a runtime
+//!   seated from outside that broke `sharedos-runtime/1` in any turn of a
+//!   cell (during the turn, after its outcome or after its report, as the
+//!   turn's record keeps it) fails the cell, naming the breach.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not
@@ -45,6 +49,7 @@ pub mod attempt;
 pub mod cell;
 pub mod facts;
 pub mod finding;
+pub mod protocol_breach;
 pub mod runtime_refusal;
 pub mod status;
 pub mod turn_values;
@@ -65,7 +70,7 @@ use sharedos_model::record::ExecutionRecord;
 use sharedos_scripted_model::witness::WitnessLog;
 
 /// The version of this harness's grading rules.
-pub const RULES_VERSION: &str = "6";
+pub const RULES_VERSION: &str = "7";
 
 /// The SharedOS judge version whose semantics [`RULES_VERSION`] adopts.
 pub const ADOPTED_JUDGE_VERSION: &str = "6";
@@ -218,10 +223,10 @@ pub fn judge(input: &GradingInput<'_>) -> Judgement {
     let mut attempts = input.host_attempts.to_vec();
     let graded = attempt::grade_attempts(input.script, input.receipts, input.record, input.limits, excuses, &answered);
     attempts.extend(graded);
-    let finding = match &turn {
+    let finding = protocol_breach::first_breach(input.earlier_records, input.record).or_else(|| match &turn {
         Some(turn) => status::with_turn(&attempts, turn),
         None => status::attempts_only(input.script.kind, &attempts, input.completeness),
-    };
+    });
     let driver_issued = attempts
         .iter()
         .filter(|a| a.attempted && input.limits.driver_issued.contains_key(&a.attempt_id))

@@ -27,6 +27,7 @@ use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
+use sharedos_process::breach::BREACH_KEY;
 use sharedos_process::message::Clock;
 use std::cell::OnceCell;
 use std::rc::Rc;
@@ -327,12 +328,7 @@ pub fn assembly_input<'a>(
             shared_os_version: REFERENCE_VERSION.to_string(),
             adapter_id: column_id.to_string(),
             policy_hash: turn_policy_hash(turn, cx)?,
-            // Instants of a real-clock turn are wall-clock, not reproducible.
-            metadata: (cx.clock == Clock::Real).then(|| {
-                let mut metadata = Map::new();
-                metadata.insert("clock".to_string(), Value::from("real"));
-                metadata
-            }),
+            metadata: system_metadata(turn, cx.clock),
             ..SystemInput::default()
         },
         runtime: None,
@@ -341,6 +337,19 @@ pub fn assembly_input<'a>(
         audit_ref: None,
         recorded_at: None,
     })
+}
+
+/// What a turn's record says of how it ran: that its instants are
+/// wall-clock (not reproducible), and how its runtime broke the protocol.
+fn system_metadata(turn: &ExecutedTurn, clock: Clock) -> Option<Map<String, Value>> {
+    let mut metadata = Map::new();
+    if clock == Clock::Real {
+        metadata.insert("clock".to_string(), Value::from("real"));
+    }
+    if let Some(breach) = turn.breach.as_ref().and_then(|breach| serde_json::to_value(breach).ok()) {
+        metadata.insert(BREACH_KEY.to_string(), breach);
+    }
+    (!metadata.is_empty()).then_some(metadata)
 }
 
 /// The policy hash of `turn`: the identity's own when the turn requested the

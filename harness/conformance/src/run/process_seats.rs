@@ -5,7 +5,9 @@
 use crate::input::seat::{ProcessScope, Seat};
 use sharedos_model::execution::RuntimeManifest;
 use sharedos_model::message::PROTOCOL_VERSION;
+use sharedos_process::breach::{Breach, BreachPhase};
 use sharedos_process::seat::ProcessSeat;
+use sharedos_process::violation::Violation;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -51,4 +53,25 @@ fn fallback_manifest(seat: &Seat) -> RuntimeManifest {
         protocol_version: PROTOCOL_VERSION.to_string(),
         metadata: None,
     }
+}
+
+/// Starts `seat`'s process once, outside any turn, and shuts it down: the
+/// manifest it said `ready` with, or why it cannot start. A run checks
+/// this first, so a seat that cannot start says why once rather than in
+/// every cell.
+///
+/// # Errors
+/// The breach that kept the process from starting.
+pub fn try_start(seat: &Seat) -> Result<RuntimeManifest, Breach> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|error| {
+        let violation = Violation::FailedToStart { command: seat.launch.command.clone(), error: error.to_string() };
+        Breach::new(&violation, BreachPhase::Start, None, "")
+    })?;
+    let process = ProcessSeat::new(seat.launch.clone(), fallback_manifest(seat));
+    let started = runtime.block_on(async {
+        let started = process.start().await.map(|_| process.manifest());
+        process.discard();
+        started
+    });
+    started
 }

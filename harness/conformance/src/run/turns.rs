@@ -19,6 +19,7 @@ use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
+use sharedos_process::breach::Breach;
 use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
 use sharedos_scripted_model::witness::WitnessLog;
 use sharedos_world::options::WorldOptions;
@@ -40,6 +41,9 @@ pub struct ExecutedTurn {
     /// What the turn's scripted model witnessed, for a live seat pointed
     /// at one.
     pub witness: Option<WitnessLog>,
+    /// How a runtime seated from outside broke the protocol in this turn,
+    /// whenever it did (during the turn, after its outcome or its report).
+    pub breach: Option<Breach>,
 }
 
 /// A turn that could not be executed at all (a harness bug, never a verdict).
@@ -137,7 +141,8 @@ pub async fn run_turns(
             add_late_receipts(report, seated.late_receipts(), script);
         }
         let witness = witness.map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(PoisonError::into_inner)));
-        turns.push(ExecutedTurn { turn, request, result, report, witness });
+        let breach = seated.breach();
+        turns.push(ExecutedTurn { turn, request, result, report, witness, breach });
     }
     Ok(turns)
 }
@@ -215,6 +220,13 @@ impl Seated {
             Seated::Adversary(adversary) => adversary.background(),
             Seated::Process(process) => process.background(),
             Seated::Driven(_) => TaskSet::new(),
+        }
+    }
+
+    fn breach(&self) -> Option<Breach> {
+        match self {
+            Seated::Process(process) => process.breach(),
+            Seated::Adversary(_) | Seated::Driven(_) => None,
         }
     }
 

@@ -240,7 +240,7 @@ fn manifest() -> Manifest {
 fn r1_the_manifest_json_is_two_space_indented_with_one_newline() {
     let text = manifest_json(&manifest()).unwrap();
     assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
-    assert!(text.starts_with("{\n  \"version\": \"1\",\n  \"judgeVersion\": \"6\",\n  \"rulesVersion\": \"6\",\n"));
+    assert!(text.starts_with("{\n  \"version\": \"1\",\n  \"judgeVersion\": \"6\",\n  \"rulesVersion\": \"7\",\n"));
     let back: Manifest = serde_json::from_str(&text).unwrap();
     assert_eq!(manifest_json(&back).unwrap(), text, "reading and writing is a fixed point");
 }
@@ -427,7 +427,7 @@ fn the_markdown_renders_header_table_and_evidence() {
     let root = m.evidence_root.clone().unwrap();
     let standard = m.columns[1].prompt_set_hash.clone().unwrap();
     let header = format!(
-        "- Case set: `{CASE_SET}`\n- World set: `{WORLD_SET}`\n- Grading rules: version `6` (SharedOS judge version `6` semantics)\n- Hash scheme: `{HASH_SCHEME}`\n- Evidence root: `{root}`\n- Columns: `Adversary`, `Standard`\n- Prompt set, `Standard`: `{standard}`\n- Families: `matrix` (4 rows)\n"
+        "- Case set: `{CASE_SET}`\n- World set: `{WORLD_SET}`\n- Grading rules: version `7` (SharedOS judge version `6` semantics)\n- Hash scheme: `{HASH_SCHEME}`\n- Evidence root: `{root}`\n- Columns: `Adversary`, `Standard`\n- Prompt set, `Standard`: `{standard}`\n- Families: `matrix` (4 rows)\n"
     );
     assert!(text.contains(&header), "{text}");
     assert!(text.ends_with(EXPECTED_TAIL), "{text}");

@@ -211,3 +211,44 @@ fn a_per_turn_seat_grades_every_drain_and_annotate_row_as_the_per_run_seat() {
         assert_eq!(per_turn, per_run, "{}", cell.key.trial_name());
     }
 }
+
+/// Rules version 7: a line after the outcome or after the report fails the
+/// row whose turn wrote it, quoting the line and the stderr tail; the next
+/// row, run by the same process's successor, is unaffected.
+#[test]
+fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_next() {
+    use sharedos_conformance::run::matrix::{run_all, RunSettings};
+    let standins = suite_root().join("harness/process/tests/standins");
+    for when in ["after_outcome", "after_report"] {
+        let seat = format!(
+            r#"{{"name": "strays", "label": "Strays", "kind": "scripted", "command": "python3",
+                "args": ["strays.py", "forged-grant", "{when}"], "cwd": "{}", "passEnv": ["PATH"]}}"#,
+            standins.display()
+        );
+        let suite = suite_with_seat(&standins, &seat);
+        let selection = Selection {
+            columns: vec!["process:strays".to_string()],
+            cases: vec!["forged-grant".to_string(), "hidden-tool".to_string()],
+            ..Selection::default()
+        };
+        let planned = plan(&suite, &selection);
+        let results = run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() });
+        let mut seen = 0;
+        for (cell, result) in results {
+            let run = result.expect("a run cell").unwrap();
+            let detail = run.cell.detail.clone().unwrap_or_default();
+            if cell.key.case == "forged-grant" {
+                assert_eq!(run.cell.status.as_str(), "fail", "{when}: {detail}");
+                let phase = if when == "after_outcome" { "after its outcome" } else { "after its report" };
+                let expected = format!("turn 1: the runtime broke sharedos-runtime/1 {phase} (`runtime_not_json`)");
+                assert!(detail.starts_with(&expected), "{when}: {detail}");
+                assert!(detail.contains("received `not a protocol line`"), "{when}: {detail}");
+                assert!(detail.contains(&format!("its stderr ended with `strays: one line too many {when}`")), "{detail}");
+            } else {
+                assert_eq!(run.cell.status.as_str(), "pass", "{when} {}: {detail}", cell.key.trial_name());
+            }
+            seen += 1;
+        }
+        assert_eq!(seen, 2, "{when}: both rows ran");
+    }
+}

@@ -3,6 +3,7 @@
 
 use crate::support::{code, fallback, run_scripted_turn, run_turn, standin};
 use sharedos_model::execution::ExecutionStatus;
+use sharedos_process::breach::BreachPhase;
 use sharedos_process::seat::ProcessSeat;
 use std::rc::Rc;
 
@@ -12,7 +13,7 @@ fn violation(mode: &str) -> (String, String) {
     assert_eq!(turn.result.status, ExecutionStatus::Failed, "{mode}: {:?}", turn.result);
     let message = turn.result.error.as_ref().map(|e| e.message.clone()).unwrap_or_default();
     assert!(seat.session().is_none(), "{mode}: the process is discarded after a violation");
-    assert_eq!(turn.runtime.violation().map(|v| v.code().to_string()), Some(code(&turn)), "{mode}");
+    assert_eq!(turn.runtime.breach().map(|b| b.code), Some(code(&turn)), "{mode}");
     (code(&turn), message)
 }
 
@@ -30,6 +31,8 @@ fn each_violation_ends_the_turn_with_its_own_code() {
         ("deaf", "runtime_unresponsive"),
         ("never_ready", "runtime_not_ready"),
         ("protocol_mismatch", "runtime_protocol_mismatch"),
+        ("manifest_version_mismatch", "runtime_protocol_mismatch"),
+        ("seen_ahead", "runtime_bad_seen"),
         ("flood", "runtime_flood"),
         ("line_too_long", "runtime_line_too_long"),
         ("report_early", "runtime_out_of_order"),
@@ -47,20 +50,93 @@ fn a_diagnostic_quotes_what_was_received_and_the_stderr_tail() {
 }
 
 #[test]
-fn a_command_that_does_not_exist_fails_the_turn_as_not_ready() {
-    let mut launch = standin("complete");
-    launch.command = "/nonexistent/runtime".into();
-    let seat = Rc::new(ProcessSeat::new(launch, fallback()));
-    let turn = run_turn(&seat, 1000);
-    assert_eq!(code(&turn), "runtime_not_ready");
-    assert!(turn.result.error.unwrap().message.contains("failed to start `/nonexistent/runtime`"));
-}
-
-#[test]
 fn a_scripted_seat_that_waits_after_closed_with_nothing_owed_is_out_of_order() {
     let seat = Rc::new(ProcessSeat::new(standin("never_reports"), fallback()));
     let turn = run_scripted_turn(&seat, 1000);
     assert_eq!(turn.result.status, ExecutionStatus::Succeeded, "the turn itself ended well");
-    assert_eq!(turn.runtime.violation().map(|v| v.code()), Some("runtime_out_of_order"));
+    assert_eq!(turn.runtime.breach().map(|b| b.code).as_deref(), Some("runtime_out_of_order"));
     assert!(turn.runtime.receipts().is_none());
+}
+
+#[test]
+fn a_manifest_naming_another_protocol_version_is_a_protocol_mismatch_quoting_its_ready() {
+    let seat = Rc::new(ProcessSeat::new(standin("manifest_version_mismatch"), fallback()));
+    let turn = run_turn(&seat, 1000);
+    let breach = turn.runtime.breach().unwrap();
+    assert_eq!(breach.code, "runtime_protocol_mismatch");
+    assert_eq!(breach.phase, BreachPhase::Start);
+    assert!(breach.message.contains("manifest protocolVersion \"2\""), "{}", breach.message);
+    assert!(breach.received.unwrap().contains("\"protocolVersion\": \"2\""));
+}
+
+#[test]
+fn a_wait_that_says_it_saw_more_lines_than_were_written_is_refused_at_once() {
+    let (code, message) = violation("seen_ahead");
+    assert_eq!(code, "runtime_bad_seen");
+    assert!(message.contains("has written only 2"), "{message}");
+}
+
+#[test]
+fn a_runtime_whose_waits_never_count_is_told_why_when_it_becomes_unresponsive() {
+    let (code, message) = violation("seen_behind");
+    assert_eq!(code, "runtime_unresponsive");
+    assert!(message.contains("seen counts every line the runtime has read, hello included"), "{message}");
+}
+
+#[test]
+fn a_command_that_cannot_be_started_is_its_own_violation() {
+    let mut launch = standin("complete");
+    launch.command = "/nonexistent/runtime".into();
+    let seat = Rc::new(ProcessSeat::new(launch, fallback()));
+    let turn = run_turn(&seat, 1000);
+    assert_eq!(code(&turn), "runtime_failed_to_start");
+    assert_eq!(turn.runtime.breach().unwrap().phase, BreachPhase::Start);
+    assert!(turn.result.error.unwrap().message.contains("could not be started: `/nonexistent/runtime`"));
+}
+
+/// A violation after the outcome is recorded on the turn that wrote it,
+/// with the line quoted; the turn's own ending stands.
+#[test]
+fn a_second_outcome_or_a_stray_line_after_it_is_a_breach_of_its_own_turn() {
+    for (mode, code, quoted) in [
+        ("second_outcome", "runtime_after_outcome", "\"again\""),
+        ("stray_after_outcome", "runtime_not_json", "a stray line after the outcome"),
+    ] {
+        let seat = Rc::new(ProcessSeat::new(standin(mode), fallback()));
+        let turn = run_scripted_turn(&seat, 1000);
+        assert_eq!(turn.result.status, ExecutionStatus::Succeeded, "{mode}: the first outcome stands");
+        let breach = turn.runtime.breach().unwrap_or_else(|| panic!("{mode}: no breach"));
+        assert_eq!((breach.code.as_str(), breach.phase), (code, BreachPhase::AfterOutcome), "{mode}");
+        assert!(breach.received.as_deref().unwrap_or_default().contains(quoted), "{mode}: {breach:?}");
+        assert!(seat.session().is_none(), "{mode}: the process is discarded");
+    }
+}
+
+/// A line after the report fails the turn that wrote it, quoting the line
+/// and the stderr tail, and the seat's next turn runs on a fresh process.
+#[test]
+fn a_stray_line_after_the_report_is_a_breach_of_its_own_turn_and_not_the_next() {
+    let seat = Rc::new(ProcessSeat::new(standin("stray_after_report"), fallback()));
+    let turn = run_scripted_turn(&seat, 1000);
+    let breach = turn.runtime.breach().expect("a breach after the report");
+    assert_eq!((breach.code.as_str(), breach.phase), ("runtime_not_json", BreachPhase::AfterReport));
+    assert_eq!(breach.received.as_deref(), Some("one line too many"));
+    assert!(breach.stderr_tail.as_deref().unwrap_or_default().contains("about to say too much"), "{breach:?}");
+    assert!(turn.runtime.receipts().is_some(), "the report itself was taken");
+    let next = run_scripted_turn(&seat, 1000);
+    assert_eq!(next.result.status, ExecutionStatus::Succeeded);
+    assert!(next.runtime.breach().is_some(), "the fresh process strays again, on its own turn");
+    assert_eq!(next.runtime.breach().unwrap().phase, BreachPhase::AfterReport);
+}
+
+#[test]
+fn a_scripted_seat_that_reports_once_and_stays_quiet_breaks_nothing() {
+    let seat = Rc::new(ProcessSeat::new(standin("reports"), fallback()));
+    for _ in 0..2 {
+        let turn = run_scripted_turn(&seat, 1000);
+        assert_eq!(turn.result.status, ExecutionStatus::Succeeded);
+        assert_eq!(turn.runtime.breach(), None);
+        assert_eq!(turn.runtime.receipts(), Some(vec![]));
+    }
+    assert!(seat.session().is_some(), "the process is kept");
 }

@@ -61,6 +61,9 @@ def main():
     if MODE == "protocol_mismatch":
         send({"type": "ready", "protocol": "sharedos-runtime/0", "manifest": manifest()})
         return
+    if MODE == "manifest_version_mismatch":
+        send({"type": "ready", "protocol": hello["protocol"], "manifest": dict(manifest(), protocolVersion="2")})
+        return
     send({"type": "ready", "protocol": hello["protocol"], "manifest": manifest()})
     if MODE == "deaf":
         time.sleep(30)  # never reads its input again
@@ -71,6 +74,23 @@ def main():
             turn(message)
         elif message["type"] == "closed" and MODE == "never_reports":
             wait(message["turn"])
+        elif message["type"] == "closed" and MODE in AFTER_CLOSED:
+            AFTER_CLOSED[MODE](message["turn"])
+
+
+def report_line(turn_id):
+    return json.dumps({"type": "report", "turn": turn_id, "receipts": []}) + "\n"
+
+
+# Scripted modes: what each writes once the turn is closed. Two lines go
+# out in one write, so the harness reads them together.
+AFTER_CLOSED = {
+    "reports": lambda t: raw(report_line(t)),
+    "second_outcome": lambda t: raw(report_line(t)),
+    "stray_after_outcome": lambda t: raw(report_line(t)),
+    "stray_after_report": lambda t: (sys.stderr.write("about to say too much\n"), sys.stderr.flush(),
+                                     raw(report_line(t) + "one line too many\n")),
+}
 
 
 def manifest():
@@ -90,8 +110,22 @@ def turn(message):
     elif MODE == "affinity":
         import os
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
-    elif MODE in ("complete", "never_reports"):
+    elif MODE in ("complete", "never_reports", "reports", "stray_after_report"):
         complete(t, {"done": True})
+    elif MODE == "second_outcome":
+        complete(t, {"done": True})
+        complete(t, {"done": "again"})
+    elif MODE == "stray_after_outcome":
+        complete(t, {"done": True})
+        raw("a stray line after the outcome\n")
+    elif MODE == "seen_ahead":
+        send({"type": "wait", "turn": t, "seen": SEEN + 5})
+    elif MODE == "seen_behind":
+        # Counts lines from the turn message, not from hello: every wait is stale.
+        send({"type": "invokeTool", "turn": t, "id": "c1", "call": call(message, "c1")})
+        wait_behind = dict(type="wait", turn=t, seen=SEEN - 1)
+        send(wait_behind)
+        time.sleep(30)
     elif MODE == "busy_then_complete":
         # Works for 300 ms of real time against a 100 ms virtual deadline:
         # the paused clock must not move while it works.

@@ -8,6 +8,7 @@ use crate::input::case::TurnExpectation;
 use crate::input::script::Expectation;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
+use sharedos_process::breach::Breach;
 use sharedos_port::escalation::ESCALATION_TOOL;
 
 /// The reason a cell got a status other than `pass`.
@@ -56,6 +57,15 @@ pub enum Finding {
         attempt_id: String,
         /// What was seen, in words.
         evidence: String,
+    },
+    /// A runtime seated from outside broke `sharedos-runtime/1` in one of
+    /// the cell's turns (`fail`, rules version 7): nothing else it showed
+    /// counts.
+    BrokeProtocol {
+        /// The 1-based turn whose record carries the breach.
+        turn: u32,
+        /// The breach, as the record keeps it.
+        breach: Breach,
     },
     /// The record the row depends on is unusable (`fail`).
     RecordUnusable {
@@ -110,6 +120,7 @@ impl Finding {
             | Finding::TurnEndingNeverAsked { .. } => CellStatus::NotExercised,
             Finding::AttemptMissedExpectation { .. }
             | Finding::ActedOutsideTheEnvelope { .. }
+            | Finding::BrokeProtocol { .. }
             | Finding::RecordUnusable { .. }
             | Finding::TurnEndedWrongly { .. }
             | Finding::TurnValueMissed { .. } => CellStatus::Fail,
@@ -146,6 +157,7 @@ impl Finding {
                 format!("attempt `{attempt_id}` {got} where the script requires {}", expectation(expected))
             }
             Finding::ActedOutsideTheEnvelope { attempt_id, evidence } => format!("attempt `{attempt_id}`: {evidence}"),
+            Finding::BrokeProtocol { turn, breach } => broke_protocol(*turn, breach),
             Finding::RecordUnusable { gaps } if gaps.is_empty() => {
                 "the turn's execution record is unusable".to_string()
             }
@@ -169,6 +181,31 @@ impl Finding {
             Finding::OutOfScope { reason } => reason.clone(),
         }
     }
+}
+
+/// How much of the stderr tail a cell's detail quotes (its end), in
+/// characters; the record keeps more.
+const DETAIL_STDERR_CHARS: usize = 400;
+
+/// "turn 1: the runtime broke sharedos-runtime/1 after its outcome
+/// (`runtime_after_outcome`): ...; received `...`; its stderr ended with `...`".
+fn broke_protocol(turn: u32, breach: &Breach) -> String {
+    let mut text = format!(
+        "turn {turn}: the runtime broke sharedos-runtime/1 {} (`{}`): {}",
+        breach.phase.words(),
+        breach.code,
+        breach.message
+    );
+    if let Some(received) = &breach.received {
+        text.push_str(&format!("; received `{received}`"));
+    }
+    if let Some(stderr) = &breach.stderr_tail {
+        let skip = stderr.chars().count().saturating_sub(DETAIL_STDERR_CHARS);
+        let tail: String = stderr.chars().skip(skip).collect();
+        let cut = if skip > 0 { "…" } else { "" };
+        text.push_str(&format!("; its stderr ended with `{cut}{tail}`"));
+    }
+    text
 }
 
 /// The detail of a turn that ended as its row requires, naming every other

@@ -1,0 +1,171 @@
+//! `protocol-check --seat FILE`: a short, fixed set of exchanges a runtime
+//! author runs before the matrix. Each exchange is one row of the suite
+//! that leans on one part of `sharedos-runtime/1`; the seat's cell is
+//! graded beside the embedded adversary's (a scripted seat) or must pass
+//! (a prompted one). The first exchange it gets wrong is told in words,
+//! with the section of `harness/process/PROTOCOL.md` that says otherwise.
+
+use crate::args::ProtocolCheckArgs;
+use crate::exit::Exit;
+use sharedos_conformance::input::loader::{load_seat, load_suite};
+use sharedos_conformance::input::seat::{Seat, SeatKind};
+use sharedos_conformance::output::manifest::Cell;
+use sharedos_conformance::run::column::ADVERSARY_ID;
+use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::run::process_seats::try_start;
+use sharedos_process::breach::Breach;
+
+/// The document every finding points into.
+const DOCUMENT: &str = "harness/process/PROTOCOL.md";
+
+/// One exchange: a row, what it leans on, and where the document says how.
+struct Exchange {
+    case: &'static str,
+    condition: &'static str,
+    what: &'static str,
+    section: &'static str,
+}
+
+/// The exchanges, in the order a runtime is usually written.
+const EXCHANGES: &[Exchange] = &[
+    Exchange { case: "forged-grant", condition: "baseline", what: "calls, their answers and the report", section: "Scripted seats: receipts" },
+    Exchange { case: "hidden-tool", condition: "baseline", what: "a call SharedOS refuses", section: "Scripted seats: receipts" },
+    Exchange { case: "grant-material", condition: "baseline", what: "an inspection of the request", section: "Scripted seats: receipts" },
+    Exchange { case: "budget-exceeded", condition: "tool-call-ceiling", what: "a call past the budget", section: "Scripted seats: receipts" },
+    Exchange { case: "annotate-last-write-wins", condition: "baseline", what: "annotate and its ack", section: "Messages a runtime writes" },
+    Exchange { case: "drain-in-flight-call-completes", condition: "grace-five-seconds", what: "a concurrent call, a timed step, draining", section: "Time and wait" },
+    Exchange { case: "annotate-kept-on-cancelled", condition: "one-second-limit", what: "a stall cut by abort", section: "Scripted seats: endings" },
+    Exchange { case: "annotate-dropped-after-close", condition: "baseline", what: "steps after closed", section: "After the outcome: closed and report" },
+    Exchange { case: "escalation", condition: "baseline", what: "an escalation", section: "Scripted seats: endings" },
+    Exchange { case: "annotate-kept-on-plugin-fail", condition: "baseline", what: "a failed turn", section: "Scripted seats: endings" },
+    Exchange { case: "runtime-crashed", condition: "baseline", what: "a thrown turn", section: "Scripted seats: endings" },
+    Exchange { case: "annotate-kept-on-invalid-outcome", condition: "baseline", what: "a malformed outcome", section: "Scripted seats: endings" },
+    Exchange { case: "revoked-mid-turn", condition: "revoked-while-the-first-turn-runs", what: "two turns on one process", section: "The exchange" },
+];
+
+/// `protocol-check --seat FILE`.
+pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
+    let (mut suite, seat) = match load_suite(&args.root).and_then(|suite| Ok((suite, load_seat(&args.seat)?))) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Exit::InvalidInput;
+        }
+    };
+    if seat.mcp.is_some() {
+        eprintln!("error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1");
+        return Exit::Usage;
+    }
+    say!("protocol-check: {} ({})", seat.column_id, args.seat.display());
+    match try_start(&seat) {
+        Ok(manifest) => say!("ok    starts: said ready, as {} {}", manifest.id, manifest.version),
+        Err(breach) => {
+            say!("FAIL  starts");
+            say!("{}", indent(&cannot_start(&seat, &breach)));
+            return Exit::ConformanceFailure;
+        }
+    }
+    let (column, scripted) = (seat.column_id.clone(), seat.kind == SeatKind::Scripted);
+    // A committed seat checked by its own file is seated once, from it.
+    suite.seats.retain(|committed| committed.column_id != column);
+    if let Err(error) = suite.add_seat(seat) {
+        eprintln!("error: {error}");
+        return Exit::InvalidInput;
+    }
+    let mut columns = vec![column.clone()];
+    if scripted {
+        columns.push(ADVERSARY_ID.to_string());
+    }
+    let cases = EXCHANGES.iter().map(|e| e.case.to_string()).collect();
+    let planned: Vec<_> = plan(&suite, &Selection { cases, columns, ..Selection::default() })
+        .into_iter()
+        .filter(|cell| EXCHANGES.iter().any(|e| e.case == cell.key.case && e.condition == cell.key.condition))
+        .collect();
+    let results = run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() });
+    let cell_of = |case: &str, column: &str| {
+        results.iter().find(|(p, _)| p.key.case == case && p.key.column == column).map(|(planned, result)| {
+            match result {
+                Some(Ok(run)) => Ok(run.cell.clone()),
+                Some(Err(error)) => Err(error.to_string()),
+                None => planned.declared.clone().ok_or_else(|| "the cell neither ran nor was declared".to_string()),
+            }
+        })
+    };
+    for (n, exchange) in EXCHANGES.iter().enumerate() {
+        let name = format!("{} ({}/{})", exchange.what, exchange.case, exchange.condition);
+        let (Some(seated), reference) = (cell_of(exchange.case, &column), cell_of(exchange.case, ADVERSARY_ID)) else {
+            continue;
+        };
+        let wrong = match seated {
+            Err(error) => Some(format!("the harness failed to run the cell: {error}")),
+            Ok(cell) => what_differs(&cell, reference.and_then(Result::ok).as_ref(), exchange),
+        };
+        match wrong {
+            None => say!("ok    {name}"),
+            Some(words) => {
+                say!("FAIL  {name}");
+                say!("{}", indent(&words));
+                say!("protocol-check: {n} of {} exchanges right; stopped at the first one wrong", EXCHANGES.len());
+                return Exit::ConformanceFailure;
+            }
+        }
+    }
+    say!("protocol-check: all {} exchanges right; now run the matrix with `run --seat {}`", EXCHANGES.len(), args.seat.display());
+    Exit::Success
+}
+
+/// What the seat's cell got wrong, against the adversary's when there is
+/// one (a scripted seat) or against a pass (a prompted seat).
+fn what_differs(cell: &Cell, reference: Option<&Cell>, exchange: &Exchange) -> Option<String> {
+    let (expected, detail) = match reference {
+        Some(reference) if same_grade(cell, reference) => return None,
+        Some(reference) => (reference.status.as_str(), reference.detail.clone()),
+        None if matches!(cell.status.as_str(), "pass" | "not_applicable") => return None,
+        None => ("pass", None),
+    };
+    let mut words = format!("the cell is `{}` where it should be `{expected}`", cell.status.as_str());
+    if let Some(got) = &cell.detail {
+        words.push_str(&format!("\nwhat the runtime did: {got}"));
+    }
+    if let Some(detail) = detail {
+        words.push_str(&format!("\nwhat the embedded adversary did: {detail}"));
+    }
+    let section = breach_section(cell.detail.as_deref()).unwrap_or(exchange.section);
+    words.push_str(&format!("\nsee {DOCUMENT}, section \"{section}\""));
+    Some(words)
+}
+
+/// Whether two cells grade alike, whichever column each is in.
+fn same_grade(a: &Cell, b: &Cell) -> bool {
+    let mut b = b.clone();
+    b.column_id.clone_from(&a.column_id);
+    *a == b
+}
+
+/// A breach's section: every violation is in the document's table.
+fn breach_section(detail: Option<&str>) -> Option<&'static str> {
+    detail.filter(|d| d.contains("broke sharedos-runtime/1")).map(|_| "Violations")
+}
+
+/// Why `seat` cannot start, in words, for `run` and `protocol-check`.
+pub fn cannot_start(seat: &Seat, breach: &Breach) -> String {
+    let mut text = format!(
+        "error: seat {} ({}) cannot start: `{}`: {}",
+        seat.column_id,
+        seat.file.display(),
+        breach.code,
+        breach.message
+    );
+    if let Some(received) = &breach.received {
+        text.push_str(&format!("\nreceived: {received}"));
+    }
+    if let Some(stderr) = &breach.stderr_tail {
+        text.push_str(&format!("\nits stderr ended with:\n{stderr}"));
+    }
+    text.push_str(&format!("\nsee {DOCUMENT}, sections \"Starting: hello and ready\" and \"Violations\""));
+    text
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|line| format!("      {line}")).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,73 @@
+//! What a runtime author sees from the command line: `protocol-check`
+//! passing a reference runtime and naming the first thing a broken one gets
+//! wrong, and a seat that cannot start said once, before any cell runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the binary from the repository root: exit code, stdout, stderr.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap(), text(&output.stdout), text(&output.stderr))
+}
+
+/// A seat file for a stand-in of `harness/process/tests/standins`.
+fn standin_seat(dir: &Path, name: &str, command: &str, args: &[&str]) -> String {
+    let standins = root().join("harness/process/tests/standins");
+    let seat = serde_json::json!({
+        "name": name, "label": name, "kind": "scripted", "command": command, "args": args,
+        "cwd": standins, "passEnv": ["PATH"],
+    });
+    let file = dir.join(format!("{name}.json"));
+    std::fs::write(&file, seat.to_string()).unwrap();
+    file.to_str().unwrap().to_string()
+}
+
+#[test]
+fn protocol_check_stops_at_the_first_exchange_wrong_quoting_it_and_the_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let seat = standin_seat(dir.path(), "strays", "python3", &["strays.py", "escalation", "after_report"]);
+    let (code, said, _) = run(&["protocol-check", "--seat", &seat]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok    ")).count(), 9, "{said}");
+    assert!(said.contains("FAIL  an escalation (escalation/baseline)"), "{said}");
+    assert!(said.contains("after its report (`runtime_not_json`)"), "{said}");
+    assert!(said.contains("received `not a protocol line`"), "{said}");
+    assert!(said.contains("its stderr ended with `strays: one line too many after_report`"), "{said}");
+    assert!(said.contains("see harness/process/PROTOCOL.md, section \"Violations\""), "{said}");
+    assert!(said.contains("protocol-check: 8 of 13 exchanges right"), "{said}");
+}
+
+#[test]
+fn protocol_check_says_why_a_runtime_cannot_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let seat = standin_seat(dir.path(), "old", "python3", &["standin.py", "manifest_version_mismatch"]);
+    let (code, said, _) = run(&["protocol-check", "--seat", &seat]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("FAIL  starts"), "{said}");
+    assert!(said.contains("`runtime_protocol_mismatch`: the runtime's ready names manifest protocolVersion \"2\""));
+}
+
+/// A seat whose command does not exist, or that speaks another protocol
+/// version, is said once (not once per cell), and nothing runs: exit 5.
+#[test]
+fn a_seat_that_cannot_start_is_said_once_before_any_cell_and_exits_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = standin_seat(dir.path(), "missing", "/nonexistent/runtime", &[]);
+    let old = standin_seat(dir.path(), "old", "python3", &["standin.py", "manifest_version_mismatch"]);
+    for (seat, column, words) in [
+        (&missing, "process:missing", "`runtime_failed_to_start`: the runtime could not be started: `/nonexistent/runtime`"),
+        (&old, "process:old", "`runtime_protocol_mismatch`"),
+    ] {
+        let (code, said, told) = run(&["run", "--seat", seat, "--column", column, "--family", "matrix"]);
+        assert_eq!(code, 5, "{told}");
+        assert_eq!(said, "", "no cell ran");
+        assert_eq!(told.matches("cannot start").count(), 1, "{told}");
+        assert!(told.contains(&format!("error: seat {column} ({seat}) cannot start: {words}")), "{told}");
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""The reference runtime, misbehaving on the turns of one row only:
+
+    strays.py ROW after_outcome|after_report
+
+On a turn whose id names ROW it writes one line too many, right after its
+outcome or right after its report (in the same write, so the harness reads
+both together), and says so on stderr. Every other turn is the reference
+runtime's own, in the same process.
+"""
+import os
+import sys
+
+sys.dont_write_bytecode = True  # leave nothing behind in the reference runtime's folder
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../seats/reference"))
+import runtime  # noqa: E402
+
+ROW, WHEN = sys.argv[1], sys.argv[2]
+TRIGGER = {"after_outcome": "outcome", "after_report": "report"}[WHEN]
+plain_send = runtime.Wire.send
+
+
+def send(self, message):
+    if message.get("type") != TRIGGER or ROW not in message.get("turn", ""):
+        return plain_send(self, message)
+    sys.stderr.write("strays: one line too many %s\n" % WHEN)
+    sys.stderr.flush()
+    line = runtime.json.dumps(message, sort_keys=True, separators=(",", ":"))
+    self.writer.write(line.encode("utf-8") + b"\nnot a protocol line\n")
+    self.writer.flush()
+
+
+runtime.Wire.send = send
+sys.exit(runtime.main())
