@@ -29,6 +29,15 @@ fn standin_seat(dir: &Path, name: &str, command: &str, args: &[&str]) -> String 
 }
 
 #[test]
+fn protocol_check_passes_the_node_reference_runtime_on_every_exchange() {
+    let (code, said, _) = run(&["protocol-check", "--seat", "harness/seats/node-reference.json"]);
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok    ")).count(), 14, "{said}");
+    assert!(said.contains("ok    starts: said ready, as sharedos-reference.node 1"), "{said}");
+    assert!(said.ends_with("protocol-check: all 13 exchanges right; now run the matrix with `run --seat harness/seats/node-reference.json`\n"));
+}
+
+#[test]
 fn protocol_check_stops_at_the_first_exchange_wrong_quoting_it_and_the_section() {
     let dir = tempfile::tempdir().unwrap();
     let seat = standin_seat(dir.path(), "strays", "python3", &["strays.py", "escalation", "after_report"]);

@@ -1,6 +1,6 @@
-//! The committed process seat: the Python reference runtime, seated over
-//! `sharedos-runtime/1`, grades every row exactly as the embedded adversary
-//! does (70-runtime-protocol §6).
+//! The committed process seats: the Python and the Node.js reference
+//! runtimes, seated over `sharedos-runtime/1`, grade every row exactly as
+//! the embedded adversary does (70-runtime-protocol §6).
 
 use crate::support::{committed_suite, suite_root};
 use serde_json::Value;
@@ -10,6 +10,11 @@ use std::path::Path;
 
 const SEAT: &str = "process:python-reference";
 const ADVERSARY: &str = "adversary-embedded";
+/// Each committed reference seat's column, and the runtime id it says `ready` with.
+const REFERENCE_SEATS: [(&str, &str); 2] = [
+    ("process:node-reference", "sharedos-reference.node"),
+    ("process:python-reference", "sharedos-reference.python"),
+];
 
 /// The committed suite with one more seat, `seat` (a seat file's text)
 /// read as if it stood in `folder`.
@@ -27,14 +32,14 @@ fn graded(cell: &Value) -> Value {
 }
 
 #[test]
-fn the_committed_suite_seats_the_python_reference_runtime() {
+fn the_committed_suite_seats_both_reference_runtimes() {
     let suite = committed_suite();
     let columns: Vec<&str> = suite.seats.iter().map(|s| s.column_id.as_str()).collect();
-    assert_eq!(columns, [SEAT]);
+    assert_eq!(columns, REFERENCE_SEATS.map(|(column, _)| column));
 }
 
 #[test]
-fn every_row_of_the_python_column_grades_as_the_adversary_column() {
+fn every_row_of_each_reference_column_grades_as_the_adversary_column() {
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(suite_root().join("reports/conformance.json")).unwrap()).unwrap();
     let rows = manifest["rows"].as_array().unwrap();
@@ -43,12 +48,14 @@ fn every_row_of_the_python_column_grades_as_the_adversary_column() {
         let cells = row["cells"].as_array().unwrap();
         let cell = |column: &str| cells.iter().find(|c| c["columnId"] == column).unwrap_or_else(|| panic!("{column}"));
         let name = format!("{}/{}", row["caseId"], row["conditionId"]);
-        assert_eq!(graded(cell(SEAT)), graded(cell(ADVERSARY)), "{name}");
+        for (seat, _) in REFERENCE_SEATS {
+            assert_eq!(graded(cell(seat)), graded(cell(ADVERSARY)), "{name} {seat}");
+        }
     }
 }
 
 #[test]
-fn every_snapshot_of_the_python_column_differs_from_the_adversary_only_in_column_and_runtime() {
+fn every_snapshot_of_each_reference_column_differs_from_the_adversary_only_in_column_and_runtime() {
     let golden = suite_root().join("golden");
     let mut compared = 0;
     for case in std::fs::read_dir(&golden).unwrap() {
@@ -57,20 +64,22 @@ fn every_snapshot_of_the_python_column_differs_from_the_adversary_only_in_column
             let file = file.unwrap().path();
             let name = file.file_name().unwrap().to_str().unwrap().to_string();
             let Some(condition) = name.strip_suffix(".adversary-embedded.json") else { continue };
-            let seat = case.join(format!("{condition}.process.python-reference.json"));
             let adversary = std::fs::read_to_string(&file)
                 .unwrap()
                 .replace(ADVERSARY, "COLUMN")
                 .replace("sharedos-conformance.adversary", "RUNTIME");
-            let seated = std::fs::read_to_string(&seat)
-                .unwrap_or_else(|e| panic!("{}: {e}", seat.display()))
-                .replace(SEAT, "COLUMN")
-                .replace("sharedos-reference.python", "RUNTIME");
-            assert_eq!(seated, adversary, "{}", seat.display());
-            compared += 1;
+            for (column, runtime) in REFERENCE_SEATS {
+                let seat = case.join(format!("{condition}.{}.json", column.replace(':', ".")));
+                let seated = std::fs::read_to_string(&seat)
+                    .unwrap_or_else(|e| panic!("{}: {e}", seat.display()))
+                    .replace(column, "COLUMN")
+                    .replace(runtime, "RUNTIME");
+                assert_eq!(seated, adversary, "{}", seat.display());
+                compared += 1;
+            }
         }
     }
-    assert_eq!(compared, 118, "every run cell of the adversary column has its seated twin");
+    assert_eq!(compared, 2 * 118, "every run cell of the adversary column has its seated twins");
 }
 
 #[test]
@@ -251,4 +260,50 @@ fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_nex
         }
         assert_eq!(seen, 2, "{when}: both rows ran");
     }
+}
+
+/// The schemas say what the harness writes and the reference runtime
+/// reads: every line of a whole column's run, traced by the Node.js
+/// runtime, is valid under its direction's schema.
+#[test]
+fn every_line_of_a_whole_column_follows_the_protocol_schemas() {
+    use sharedos_conformance::run::matrix::{run_all, RunSettings};
+    let folder = suite_root().join("harness/seats");
+    let trace = std::env::temp_dir().join(format!("sharedos-protocol-trace-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&trace);
+    let seat = serde_json::json!({
+        "name": "traced", "label": "Traced", "kind": "scripted", "command": "node", "args": ["runtime.mjs"],
+        "cwd": "reference-node", "passEnv": ["PATH"], "env": {"NODE_REFERENCE_TRACE": trace},
+    });
+    let suite = suite_with_seat(&folder, &seat.to_string());
+    let planned = plan(&suite, &Selection { columns: vec!["process:traced".to_string()], ..Selection::default() });
+    for (cell, result) in run_all(&suite, &planned, RunSettings { jobs: 2, ..RunSettings::default() }) {
+        if let Some(result) = result {
+            assert_eq!(result.unwrap().cell.status.as_str(), "pass", "{}", cell.key.trial_name());
+        }
+    }
+    let schema = |name: &str| {
+        let path = suite_root().join("harness/process/schemas").join(name);
+        jsonschema::validator_for(&serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()).unwrap()
+    };
+    let (harness, runtime) = (schema("harness-message.schema.json"), schema("runtime-message.schema.json"));
+    let mut kinds = std::collections::BTreeSet::new();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    std::fs::remove_file(&trace).unwrap();
+    for line in text.lines() {
+        let traced: Value = serde_json::from_str(line).unwrap();
+        let (direction, message) = traced.as_object().unwrap().iter().next().unwrap();
+        let validator = if direction == "in" { &harness } else { &runtime };
+        assert!(validator.is_valid(message), "{direction}: {message}: {:?}", validator.validate(message).err());
+        kinds.insert(format!("{direction} {}", message["type"].as_str().unwrap()));
+    }
+    // Every message of either direction occurs in the run.
+    let harness_writes = ["abort", "ack", "closed", "draining", "hello", "hostError", "time", "toolResult", "turn"];
+    let runtime_writes = ["annotate", "emit", "invokeTool", "outcome", "ready", "report", "thrown", "wait"];
+    let expected: std::collections::BTreeSet<String> = harness_writes
+        .iter()
+        .map(|k| format!("in {k}"))
+        .chain(runtime_writes.iter().map(|k| format!("out {k}")))
+        .collect();
+    assert_eq!(kinds, expected);
 }

@@ -1,0 +1,468 @@
+#!/usr/bin/env node
+// A scripted runtime for the SharedOS conformance harness, speaking
+// `sharedos-runtime/1` (harness/process/PROTOCOL.md) over JSON Lines on
+// stdin/stdout. Node.js 20, standard library only.
+//
+// The harness gives each turn its attack script as data (`turn.script`):
+// every call already built, and how the turn ends. This runtime makes each
+// step itself through the five host members the protocol exposes, fills in
+// each step's receipt from what the host answered, and reports the receipts
+// after the turn closed. Copy it as the template of a scripted seat.
+//
+// Shape of the program: one reader of stdin (`readMessage`), one turn at a
+// time (`runTurn`), no threads. While a turn runs, every line the harness
+// writes is read by `Turn.next` and applied to the turn's state (answers,
+// `draining`, `abort`, `time`, `closed`), whatever the turn is waiting for;
+// the script's steps then look at that state.
+//
+// The rules a scripted seat most easily gets wrong, all in PROTOCOL.md:
+// - `wait.seen` counts every line read since the process started, `hello`
+//   included; a smaller count is a stale wait and the clock does not move.
+// - a `complete` outcome needs `output` (null will do).
+// - `escalate` is preceded by the annotation `escalationAsked`
+//   {tool: "sharedos.escalate", reason}.
+// - after each step made in the open turn (concurrent calls excepted) the
+//   receipt is emitted as a runtime event.
+// - once `abort` or `closed` arrives, the script stops: a step not made, or
+//   an awaited call not answered by then, has no receipt in the report.
+// - receipts carry the adversary's own `detail` wording.
+//
+// stderr is free-form diagnostics (the harness keeps its tail). Set
+// NODE_REFERENCE_TRACE=/some/file (the seat's `env`) to log every line in
+// and out to that file.
+
+import { createInterface } from 'node:readline';
+import { appendFileSync } from 'node:fs';
+
+const PROTOCOL = 'sharedos-runtime/1';
+// The tool a runtime asks a person through (named in the record's
+// `execution.escalationAsked`).
+const ESCALATION_TOOL = 'sharedos.escalate';
+// The type of the runtime event each receipt is emitted as.
+const RECEIPT_EVENT = 'conformance.attempt';
+const MANIFEST = { id: 'sharedos-reference.node', version: '1', protocolVersion: '1' };
+
+// ---------------------------------------------------------------- I/O
+
+const TRACE = process.env.NODE_REFERENCE_TRACE;
+function trace(direction, message) {
+  if (TRACE) appendFileSync(TRACE, JSON.stringify({ [direction]: message }) + '\n');
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+
+// How many lines this runtime has read since it started (`hello` and blank
+// lines included). Every `wait` carries it, so the harness can tell a wait
+// written before a later line was read (stale: the clock must not move) from
+// a current one.
+let seen = 0;
+
+/** The next message from the harness, or null once stdin closed. */
+async function readMessage() {
+  for (;;) {
+    const { value, done } = await lines.next();
+    if (done) return null;
+    seen += 1;
+    if (value.trim() === '') continue;
+    const message = JSON.parse(value);
+    trace('in', message);
+    return message;
+  }
+}
+
+/** Write one message. stdout on a pipe is synchronous in Node on POSIX. */
+function send(message) {
+  trace('out', message);
+  process.stdout.write(JSON.stringify(message) + '\n');
+}
+
+function log(text) {
+  process.stderr.write(`node-reference: ${text}\n`);
+}
+
+class HarnessClosed extends Error {}
+
+// ---------------------------------------------------------------- a turn
+
+class Turn {
+  constructor(message) {
+    this.id = message.turn;
+    this.request = message.request;
+    this.limits = message.limits;
+    this.script = message.script;
+    this.draining = false;   // `draining` arrived (the soft deadline fired)
+    this.abortReason = null; // `abort` arrived (the hard signal), with its reason
+    this.closed = false;     // `closed` arrived
+    this.now = 0;            // the latest `time` the harness wrote (ms since the turn began)
+    this.answers = new Map();    // request id -> its toolResult, ack or hostError
+    this.concurrent = new Map(); // request id -> receipt of a call not awaited
+    this.lastId = 0;
+    this.callsMade = 0;
+  }
+
+  /**
+   * The turn ended under the runtime: the hard signal fired or the turn
+   * closed. A runtime seated in process is dropped at that instant, so the
+   * script stops here; only steps marked `afterClose` are made afterwards.
+   */
+  get over() {
+    return this.abortReason !== null || this.closed;
+  }
+
+  newId(prefix) {
+    this.lastId += 1;
+    return `${prefix}-${this.lastId}`;
+  }
+
+  /** Read one message and apply it to the turn's state. */
+  async next() {
+    const message = await readMessage();
+    if (message === null) throw new HarnessClosed('stdin closed mid-turn');
+    if (message.turn !== this.id) {
+      log(`ignored a ${message.type} for turn ${message.turn} during ${this.id}`);
+      return;
+    }
+    switch (message.type) {
+      case 'toolResult':
+      case 'ack':
+      case 'hostError':
+        this.answers.set(message.id, message);
+        // A concurrent call's receipt is filled in whenever its answer
+        // arrives, even after the turn closed.
+        if (this.concurrent.has(message.id)) {
+          fillCallReceipt(this.concurrent.get(message.id), message);
+          this.concurrent.delete(message.id);
+        }
+        break;
+      case 'draining':
+        this.draining = true;
+        break;
+      case 'abort':
+        this.abortReason = message.reason;
+        break;
+      case 'time':
+        this.now = Math.max(this.now, message.nowMs);
+        break;
+      case 'closed':
+        this.closed = true;
+        break;
+      default:
+        log(`ignored an unexpected ${message.type}`);
+    }
+  }
+
+  /**
+   * Be idle until `done()` holds. Virtual time moves only while the runtime
+   * is idle, and every line the harness writes makes it busy again, so say
+   * `wait` again after each line that did not settle `done()`.
+   */
+  async idleUntil(done, untilMs) {
+    while (!done()) {
+      const wait = { type: 'wait', turn: this.id, seen };
+      if (untilMs !== undefined) wait.untilMs = untilMs;
+      send(wait);
+      await this.next();
+    }
+  }
+
+  /** Stay busy until `done()` holds: for answers the harness writes at once. */
+  async busyUntil(done) {
+    while (!done()) await this.next();
+  }
+
+  /** Wait for the turn's instant `atMs` (the harness writes `time` then). */
+  async reach(atMs) {
+    await this.idleUntil(() => this.over || this.now >= atMs, atMs);
+  }
+
+  // -- the host's members, each a request over the protocol
+
+  /** host.invokeTool: returns the request id; the answer comes after a `wait`. */
+  invokeTool(call, options) {
+    const id = this.newId('call');
+    const message = { type: 'invokeTool', turn: this.id, id, call };
+    if (options) message.options = options;
+    send(message);
+    return id;
+  }
+
+  /** host.emit and host.annotate: answered at once (`ack` or `hostError`). */
+  async hostRequest(message) {
+    const id = this.newId(message.type);
+    send({ ...message, turn: this.id, id });
+    await this.busyUntil(() => this.answers.has(id));
+    return this.answers.get(id);
+  }
+}
+
+// ---------------------------------------------------------------- receipts
+
+// How the embedded adversary words a call the turn's end cut short, by the
+// abort reason the harness gave.
+const STOPPED_BECAUSE = {
+  timeout: 'the deadline passed',
+  host_cancelled: 'the host cancelled the turn',
+  turn_closed: 'the turn closed',
+  audit_unavailable: 'an audit outage stopped the turn',
+  draining: 'the turn drained',
+};
+
+/** Fill in a call's receipt from its answer. */
+function fillCallReceipt(receipt, answer) {
+  receipt.attempted = true;
+  if (answer.type === 'toolResult') {
+    // SharedOS decided: the result's status, and its error code when refused.
+    const { status, error } = answer.result;
+    receipt.observed = status;
+    if (status !== 'succeeded' && error) receipt.reasonCode = error.code;
+    return;
+  }
+  // hostError: the call ended with a rejection instead of a tool result, so
+  // `observed` stays absent and `reasonCode` names the rejection.
+  const { code, reason, message } = answer.error;
+  switch (code) {
+    case 'aborted':
+      receipt.reasonCode = 'interrupted';
+      receipt.detail = `the turn stopped while the call was in flight (${STOPPED_BECAUSE[reason] ?? reason})`;
+      break;
+    case 'closed':
+      receipt.reasonCode = 'host_closed';
+      receipt.detail = 'the host refused the call: the turn had closed';
+      break;
+    case 'audit_unavailable':
+      receipt.reasonCode = 'audit_unavailable';
+      receipt.detail = `the kernel could not record the call's decision: ${message}`;
+      break;
+    default:
+      receipt.reasonCode = code;
+      receipt.detail = message;
+  }
+}
+
+/** emit and annotate: accepted reads succeeded, refused reads denied. */
+function fillHostReceipt(receipt, answer, refusedCode) {
+  receipt.attempted = true;
+  if (answer.type === 'ack') {
+    receipt.observed = 'succeeded';
+  } else {
+    receipt.observed = 'denied';
+    receipt.reasonCode = refusedCode;
+    receipt.detail = answer.error.message;
+  }
+}
+
+/** The path of anything in `value` that looks like grant material, or null. */
+function findGrantMaterial(value, path = []) {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = findGrantMaterial(value[i], [...path, i]);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (/grant|issuer|signature|credential|secret|token/i.test(key)) return [...path, key].join('.');
+      const found = findGrantMaterial(inner, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- steps
+
+/**
+ * Make one step and fill in its receipt. Returns false when the turn ended
+ * before the step was made (or finished): the step then has no receipt.
+ */
+async function makeStep(turn, step, receipt) {
+  if (step.unreachable) {
+    // Declared, never issued: the receipt says why.
+    receipt.detail = step.unreachable;
+    return true;
+  }
+  if (step.atMs !== undefined && !step.afterClose) {
+    await turn.reach(step.atMs);
+  }
+  if (turn.over && !step.afterClose) return false;
+
+  switch (step.kind) {
+    case 'call': {
+      const before = turn.callsMade;
+      const { maxToolCalls, maxSteps } = turn.limits;
+      if (!step.afterClose && !step.overBudget && before >= maxToolCalls) {
+        receipt.detail = 'the attempt falls outside the tool-call budget';
+        return true;
+      }
+      turn.callsMade += 1;
+      receipt.callId = step.call.id;
+      // A call in the turn declares its step: the calls sent before it. An
+      // over-budget call sent while the budget lasts declares the step
+      // ceiling at least, so the envelope holds it against the call.
+      let options;
+      if (!step.afterClose) {
+        const overSteps = step.overBudget && before < maxToolCalls;
+        options = { step: overSteps ? Math.max(before, maxSteps) : before };
+      }
+      const id = turn.invokeTool(step.call, options);
+      if (step.concurrent) {
+        turn.concurrent.set(id, receipt);
+        return true;
+      }
+      // An awaited call: a turn that ends first takes the step with it.
+      await turn.idleUntil(() => turn.answers.has(id) || (turn.over && !step.afterClose));
+      if (!turn.answers.has(id)) return false;
+      fillCallReceipt(receipt, turn.answers.get(id));
+      return true;
+    }
+    case 'annotate': {
+      const answer = await turn.hostRequest({ type: 'annotate', key: step.annotate.key, value: step.annotate.value });
+      fillHostReceipt(receipt, answer, 'annotation_refused');
+      return true;
+    }
+    case 'emit': {
+      const event = { type: step.emit.type };
+      if (step.emit.data !== undefined) event.data = step.emit.data;
+      const answer = await turn.hostRequest({ type: 'emit', event });
+      fillHostReceipt(receipt, answer, 'emit_refused');
+      return true;
+    }
+    case 'read': {
+      // host.draining: fired once the harness said `draining`, and for good
+      // once the turn closed (the hard stop at close fires it too).
+      const fired = turn.draining || turn.closed;
+      receipt.attempted = true;
+      receipt.detail = `draining: ${fired}`;
+      receipt.observed = fired ? 'denied' : 'succeeded';
+      if (fired) receipt.reasonCode = 'turn_draining';
+      return true;
+    }
+    case 'inspect': {
+      // Look through everything the runtime was given for grant material.
+      receipt.attempted = true;
+      const found = findGrantMaterial(turn.request);
+      if (found) {
+        receipt.observed = 'succeeded';
+        receipt.detail = `grant material at ${found}`;
+      } else {
+        receipt.observed = 'denied';
+        receipt.reasonCode = 'no_grant_material_reachable';
+      }
+      return true;
+    }
+    case 'none':
+      return true;
+    default:
+      log(`unknown step kind ${step.kind}`);
+      return true;
+  }
+}
+
+/**
+ * After each step made in the open turn (a concurrent call excepted), the
+ * runtime emits its receipt as a runtime event, so the record shows the
+ * attempt's place among the turn's events.
+ */
+async function emitReceipt(turn, receipt) {
+  if (turn.over) return;
+  const data = { attemptId: receipt.attemptId, attempted: receipt.attempted };
+  if (receipt.observed !== undefined) data.observed = receipt.observed;
+  if (receipt.reasonCode !== undefined) data.reasonCode = receipt.reasonCode;
+  await turn.hostRequest({ type: 'emit', event: { type: RECEIPT_EVENT, data } });
+}
+
+// ---------------------------------------------------------------- endings
+
+/** End the turn as the script's terminal says. */
+async function end(turn, terminal) {
+  if (terminal.atMs !== undefined) await turn.reach(terminal.atMs);
+  if (turn.over) return; // the turn ended first: nothing left to say
+  const withMetadata = (outcome) => {
+    if (terminal.metadata !== undefined) outcome.metadata = terminal.metadata;
+    return outcome;
+  };
+  switch (terminal.kind) {
+    case 'complete':
+      send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'complete', output: terminal.output ?? null }) });
+      return;
+    case 'fail':
+      send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'fail', error: terminal.error }) });
+      return;
+    case 'escalate':
+      // State which affordance is asked for and why, then escalate: the
+      // record lifts the `escalationAsked` annotation to
+      // `execution.escalationAsked`.
+      await turn.hostRequest({ type: 'annotate', key: 'escalationAsked', value: { tool: ESCALATION_TOOL, reason: terminal.reason } });
+      if (turn.over) return;
+      send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'escalate', reason: terminal.reason }) });
+      return;
+    case 'malformed':
+      send({ type: 'outcome', turn: turn.id, outcome: terminal.outcome ?? { type: 'finish' } });
+      return;
+    case 'crash':
+      send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
+      return;
+    case 'stall':
+      // Say nothing until the turn is taken away; with `until: draining`,
+      // give up (throw) once the drain begins.
+      await turn.idleUntil(() => turn.over || (terminal.until === 'draining' && turn.draining));
+      if (!turn.over) send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
+      return;
+    default:
+      log(`unknown terminal kind ${terminal.kind}; completing`);
+      send({ type: 'outcome', turn: turn.id, outcome: { type: 'complete', output: null } });
+  }
+}
+
+async function runTurn(message) {
+  const turn = new Turn(message);
+  const script = turn.script;
+  if (!script) throw new Error('a scripted seat was given a turn without a script');
+  // Each step's receipt starts as the script states it (`attempted: false`).
+  const steps = script.steps.map((step) => ({ step, receipt: { ...step.receipt }, made: false }));
+
+  for (const entry of steps) {
+    if (entry.step.afterClose) continue;
+    entry.made = await makeStep(turn, entry.step, entry.receipt);
+    if (!entry.made) break;
+    if (!entry.step.concurrent) await emitReceipt(turn, entry.receipt);
+  }
+  // A script without a terminal completes.
+  await end(turn, script.terminal ?? { kind: 'complete' });
+  await turn.idleUntil(() => turn.closed);
+  for (const entry of steps) {
+    if (entry.step.afterClose) entry.made = await makeStep(turn, entry.step, entry.receipt);
+  }
+  // Calls still in flight when the turn closed are answered right after
+  // `closed`; their receipts need those answers.
+  await turn.busyUntil(() => turn.concurrent.size === 0);
+
+  const receipts = steps.filter((entry) => entry.made).map((entry) => entry.receipt);
+  for (const receipt of receipts) {
+    if (receipt.detail === '') delete receipt.detail; // nothing to say: no detail
+  }
+  send({ type: 'report', turn: turn.id, receipts });
+}
+
+// ---------------------------------------------------------------- session
+
+async function main() {
+  const hello = await readMessage();
+  if (!hello || hello.type !== 'hello') throw new Error(`expected hello, got ${JSON.stringify(hello)}`);
+  send({ type: 'ready', protocol: PROTOCOL, manifest: MANIFEST });
+  for (;;) {
+    const message = await readMessage();
+    if (message === null) return; // no more turns: exit
+    if (message.type === 'turn') await runTurn(message);
+    else log(`ignored a ${message.type} between turns`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    // A bug or a harness gone mid-turn: exit, so the harness sees
+    // `runtime_exited` at once rather than waiting out `busyTimeoutMs`.
+    log(error instanceof HarnessClosed ? error.message : error.stack ?? String(error));
+    process.exit(1);
+  },
+);
