@@ -15,7 +15,6 @@ use sharedos_conformance::output::golden::{bless, compare, strays, GoldenCompari
 use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
 use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
-use sharedos_conformance::run::process_seats::try_start;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -72,23 +71,6 @@ fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
     Ok((suite, planned))
 }
 
-/// Starts once each process seat whose column `runs`: one that cannot
-/// start says why here, once, and nothing runs.
-pub fn seats_start(suite: &Suite, runs: impl Fn(&str) -> bool) -> Result<(), Exit> {
-    let mut failed = false;
-    for seat in suite.seats.iter().filter(|s| s.mcp.is_none() && runs(&s.column_id)) {
-        if let Err(breach) = try_start(seat) {
-            eprintln!("{}", crate::protocol_check::cannot_start(seat, &breach));
-            failed = true;
-        }
-    }
-    if failed {
-        Err(Exit::SeatCannotStart)
-    } else {
-        Ok(())
-    }
-}
-
 fn list(select: &SelectArgs) -> Exit {
     let (_, planned) = match load(select) {
         Ok(loaded) => loaded,
@@ -112,7 +94,7 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         Err(exit) => return exit,
     };
     let runs = |column: &str| planned.iter().any(|c| c.declared.is_none() && c.key.column == column);
-    if let Err(exit) = seats_start(&suite, runs) {
+    if let Err(exit) = crate::seat_start::seats_start(&suite, runs) {
         return exit;
     }
     let baseline = match read_baseline(args.baseline.as_deref(), &suite) {

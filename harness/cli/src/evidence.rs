@@ -37,7 +37,7 @@ pub fn certify(args: &CertifyArgs) -> Exit {
     if crate::mcp_seats::prepare(&mut suite).contains(&column) {
         return Exit::NothingSelected;
     }
-    if let Err(exit) = crate::commands::seats_start(&suite, |seat| seat == column) {
+    if let Err(exit) = crate::seat_start::seats_start(&suite, |seat| seat == column) {
         return exit;
     }
     let baseline = match crate::baseline::read_baseline(args.baseline.as_deref(), &suite) {

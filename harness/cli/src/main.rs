@@ -19,6 +19,7 @@ mod evidence;
 mod exit;
 mod mcp_seats;
 mod protocol_check;
+mod seat_start;
 mod stream;
 mod verdicts;
 

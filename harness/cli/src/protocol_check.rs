@@ -7,16 +7,13 @@
 
 use crate::args::ProtocolCheckArgs;
 use crate::exit::Exit;
-use sharedos_conformance::input::loader::{load_seat, load_suite};
-use sharedos_conformance::input::seat::{Seat, SeatKind};
+use crate::seat_start::{cannot_start, DOCUMENT};
+use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
+use sharedos_conformance::input::seat::SeatKind;
 use sharedos_conformance::output::manifest::Cell;
 use sharedos_conformance::run::column::ADVERSARY_ID;
-use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::run::matrix::{plan, run_all, PlannedResult, RunSettings, Selection};
 use sharedos_conformance::run::process_seats::try_start;
-use sharedos_process::breach::Breach;
-
-/// The document every finding points into.
-const DOCUMENT: &str = "harness/process/PROTOCOL.md";
 
 /// One exchange: a row, what it leans on, and where the document says how.
 struct Exchange {
@@ -28,19 +25,79 @@ struct Exchange {
 
 /// The exchanges, in the order a runtime is usually written.
 const EXCHANGES: &[Exchange] = &[
-    Exchange { case: "forged-grant", condition: "baseline", what: "calls, their answers and the report", section: "Scripted seats: receipts" },
-    Exchange { case: "hidden-tool", condition: "baseline", what: "a call SharedOS refuses", section: "Scripted seats: receipts" },
-    Exchange { case: "grant-material", condition: "baseline", what: "an inspection of the request", section: "Scripted seats: receipts" },
-    Exchange { case: "budget-exceeded", condition: "tool-call-ceiling", what: "a call past the budget", section: "Scripted seats: receipts" },
-    Exchange { case: "annotate-last-write-wins", condition: "baseline", what: "annotate and its ack", section: "Messages a runtime writes" },
-    Exchange { case: "drain-in-flight-call-completes", condition: "grace-five-seconds", what: "a concurrent call, a timed step, draining", section: "Time and wait" },
-    Exchange { case: "annotate-kept-on-cancelled", condition: "one-second-limit", what: "a stall cut by abort", section: "Scripted seats: endings" },
-    Exchange { case: "annotate-dropped-after-close", condition: "baseline", what: "steps after closed", section: "After the outcome: closed and report" },
+    Exchange {
+        case: "forged-grant",
+        condition: "baseline",
+        what: "calls, their answers and the report",
+        section: "Scripted seats: receipts",
+    },
+    Exchange {
+        case: "hidden-tool",
+        condition: "baseline",
+        what: "a call SharedOS refuses",
+        section: "Scripted seats: receipts",
+    },
+    Exchange {
+        case: "grant-material",
+        condition: "baseline",
+        what: "an inspection of the request",
+        section: "Scripted seats: receipts",
+    },
+    Exchange {
+        case: "budget-exceeded",
+        condition: "tool-call-ceiling",
+        what: "a call past the budget",
+        section: "Scripted seats: receipts",
+    },
+    Exchange {
+        case: "annotate-last-write-wins",
+        condition: "baseline",
+        what: "annotate and its ack",
+        section: "Messages a runtime writes",
+    },
+    Exchange {
+        case: "drain-in-flight-call-completes",
+        condition: "grace-five-seconds",
+        what: "a concurrent call, a timed step, draining",
+        section: "Time and wait",
+    },
+    Exchange {
+        case: "annotate-kept-on-cancelled",
+        condition: "one-second-limit",
+        what: "a stall cut by abort",
+        section: "Scripted seats: endings",
+    },
+    Exchange {
+        case: "annotate-dropped-after-close",
+        condition: "baseline",
+        what: "steps after closed",
+        section: "After the outcome: closed and report",
+    },
     Exchange { case: "escalation", condition: "baseline", what: "an escalation", section: "Scripted seats: endings" },
-    Exchange { case: "annotate-kept-on-plugin-fail", condition: "baseline", what: "a failed turn", section: "Scripted seats: endings" },
-    Exchange { case: "runtime-crashed", condition: "baseline", what: "a thrown turn", section: "Scripted seats: endings" },
-    Exchange { case: "annotate-kept-on-invalid-outcome", condition: "baseline", what: "a malformed outcome", section: "Scripted seats: endings" },
-    Exchange { case: "revoked-mid-turn", condition: "revoked-while-the-first-turn-runs", what: "two turns on one process", section: "The exchange" },
+    Exchange {
+        case: "annotate-kept-on-plugin-fail",
+        condition: "baseline",
+        what: "a failed turn",
+        section: "Scripted seats: endings",
+    },
+    Exchange {
+        case: "runtime-crashed",
+        condition: "baseline",
+        what: "a thrown turn",
+        section: "Scripted seats: endings",
+    },
+    Exchange {
+        case: "annotate-kept-on-invalid-outcome",
+        condition: "baseline",
+        what: "a malformed outcome",
+        section: "Scripted seats: endings",
+    },
+    Exchange {
+        case: "revoked-mid-turn",
+        condition: "revoked-while-the-first-turn-runs",
+        what: "two turns on one process",
+        section: "The exchange",
+    },
 ];
 
 /// `protocol-check --seat FILE`.
@@ -53,7 +110,9 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
         }
     };
     if seat.mcp.is_some() {
-        eprintln!("error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1");
+        eprintln!(
+            "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1"
+        );
         return Exit::Usage;
     }
     say!("protocol-check: {} ({})", seat.column_id, args.seat.display());
@@ -72,29 +131,25 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
         eprintln!("error: {error}");
         return Exit::InvalidInput;
     }
-    let mut columns = vec![column.clone()];
-    if scripted {
-        columns.push(ADVERSARY_ID.to_string());
-    }
-    let cases = EXCHANGES.iter().map(|e| e.case.to_string()).collect();
-    let planned: Vec<_> = plan(&suite, &Selection { cases, columns, ..Selection::default() })
-        .into_iter()
-        .filter(|cell| EXCHANGES.iter().any(|e| e.case == cell.key.case && e.condition == cell.key.condition))
-        .collect();
-    let results = run_all(&suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() });
+    let results = run_exchanges(&suite, &column, scripted);
     let cell_of = |case: &str, column: &str| {
-        results.iter().find(|(p, _)| p.key.case == case && p.key.column == column).map(|(planned, result)| {
-            match result {
-                Some(Ok(run)) => Ok(run.cell.clone()),
-                Some(Err(error)) => Err(error.to_string()),
-                None => planned.declared.clone().ok_or_else(|| "the cell neither ran nor was declared".to_string()),
-            }
+        results.iter().find(|(p, _)| p.key.case == case && p.key.column == column).map(|(planned, result)| match result
+        {
+            Some(Ok(run)) => Ok(run.cell.clone()),
+            Some(Err(error)) => Err(error.to_string()),
+            None => planned.declared.clone().ok_or_else(|| "the cell neither ran nor was declared".to_string()),
         })
     };
     for (n, exchange) in EXCHANGES.iter().enumerate() {
         let name = format!("{} ({}/{})", exchange.what, exchange.case, exchange.condition);
         let (Some(seated), reference) = (cell_of(exchange.case, &column), cell_of(exchange.case, ADVERSARY_ID)) else {
-            continue;
+            eprintln!(
+                "error: the suite at {} has no row {}/{}",
+                args.root.display(),
+                exchange.case,
+                exchange.condition
+            );
+            return Exit::InvalidInput;
         };
         let wrong = match seated {
             Err(error) => Some(format!("the harness failed to run the cell: {error}")),
@@ -110,8 +165,28 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
             }
         }
     }
-    say!("protocol-check: all {} exchanges right; now run the matrix with `run --seat {}`", EXCHANGES.len(), args.seat.display());
+    say!(
+        "protocol-check: all {} exchanges right; now run the matrix with `run --seat {}`",
+        EXCHANGES.len(),
+        args.seat.display()
+    );
     Exit::Success
+}
+
+/// Runs every exchange's row in the seat's column and, for a scripted
+/// seat, the adversary's, on one worker: the seat's process serves them in
+/// order, as it would a part of the matrix.
+fn run_exchanges(suite: &Suite, column: &str, scripted: bool) -> Vec<PlannedResult> {
+    let mut columns = vec![column.to_string()];
+    if scripted {
+        columns.push(ADVERSARY_ID.to_string());
+    }
+    let cases = EXCHANGES.iter().map(|e| e.case.to_string()).collect();
+    let planned: Vec<_> = plan(suite, &Selection { cases, columns, ..Selection::default() })
+        .into_iter()
+        .filter(|cell| EXCHANGES.iter().any(|e| e.case == cell.key.case && e.condition == cell.key.condition))
+        .collect();
+    run_all(suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() })
 }
 
 /// What the seat's cell got wrong, against the adversary's when there is
@@ -145,25 +220,6 @@ fn same_grade(a: &Cell, b: &Cell) -> bool {
 /// A breach's section: every violation is in the document's table.
 fn breach_section(detail: Option<&str>) -> Option<&'static str> {
     detail.filter(|d| d.contains("broke sharedos-runtime/1")).map(|_| "Violations")
-}
-
-/// Why `seat` cannot start, in words, for `run` and `protocol-check`.
-pub fn cannot_start(seat: &Seat, breach: &Breach) -> String {
-    let mut text = format!(
-        "error: seat {} ({}) cannot start: `{}`: {}",
-        seat.column_id,
-        seat.file.display(),
-        breach.code,
-        breach.message
-    );
-    if let Some(received) = &breach.received {
-        text.push_str(&format!("\nreceived: {received}"));
-    }
-    if let Some(stderr) = &breach.stderr_tail {
-        text.push_str(&format!("\nits stderr ended with:\n{stderr}"));
-    }
-    text.push_str(&format!("\nsee {DOCUMENT}, sections \"Starting: hello and ready\" and \"Violations\""));
-    text
 }
 
 fn indent(text: &str) -> String {

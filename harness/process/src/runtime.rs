@@ -216,8 +216,7 @@ impl ProcessRuntime {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(violation) => {
-                    let received =
-                        if violation.is_the_last_line() { session.last_received().await } else { None };
+                    let received = if violation.is_the_last_line() { session.last_received().await } else { None };
                     self.broke(&violation, received);
                     break;
                 }

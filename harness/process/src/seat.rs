@@ -48,7 +48,8 @@ impl ProcessSeat {
         let started = match Session::start(&self.launch) {
             Ok(session) => Rc::new(session),
             Err(error) => {
-                let violation = Violation::FailedToStart { command: self.launch.command.clone(), error: error.to_string() };
+                let violation =
+                    Violation::FailedToStart { command: self.launch.command.clone(), error: error.to_string() };
                 *self.failed_start.borrow_mut() = Some(Breach::new(&violation, BreachPhase::Start, None, ""));
                 return;
             }
@@ -79,9 +80,8 @@ impl ProcessSeat {
         if let Some(breach) = self.failed_start.borrow_mut().take() {
             return Err(breach);
         }
-        self.session().ok_or_else(|| {
-            Breach::new(&Violation::Exited { stderr: String::new() }, BreachPhase::Start, None, "")
-        })
+        self.session()
+            .ok_or_else(|| Breach::new(&Violation::Exited { stderr: String::new() }, BreachPhase::Start, None, ""))
     }
 
     /// The running session, if any.

@@ -22,9 +22,9 @@ use crate::launch::{Launch, SessionLimits};
 use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
 use crate::placement::{RuntimePlacement, ThreadPin};
 use crate::violation::{parse_line, quote, Violation};
-use sharedos_model::message::PROTOCOL_VERSION;
 use rustix::process::{Pid, Signal};
 use sharedos_model::execution::RuntimeManifest;
+use sharedos_model::message::PROTOCOL_VERSION;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -193,22 +193,27 @@ impl Output {
                     receiver.try_read(&mut self.chunk)
                 }
             };
-            match read {
-                Ok(0) => {
-                    self.pipe = Pipe::Closed;
-                    self.lines.push_back(Incoming::Eof);
-                }
-                Ok(read) => {
-                    let chunk = std::mem::take(&mut self.chunk);
-                    self.split(&chunk[..read]);
-                    self.chunk = chunk;
-                }
-                Err(error)
-                    if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => {}
-                Err(_) => {
-                    self.pipe = Pipe::Closed;
-                    self.lines.push_back(Incoming::Eof);
-                }
+            self.took(read);
+        }
+    }
+
+    /// Splits what one read of the pipe gave into lines; the end of the
+    /// output, or a broken pipe, is the end of the lines.
+    fn took(&mut self, read: std::io::Result<usize>) {
+        match read {
+            Ok(0) => {
+                self.pipe = Pipe::Closed;
+                self.lines.push_back(Incoming::Eof);
+            }
+            Ok(read) => {
+                let chunk = std::mem::take(&mut self.chunk);
+                self.split(&chunk[..read]);
+                self.chunk = chunk;
+            }
+            Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => {}
+            Err(_) => {
+                self.pipe = Pipe::Closed;
+                self.lines.push_back(Incoming::Eof);
             }
         }
     }
@@ -217,18 +222,8 @@ impl Output {
     fn next_now(&mut self) -> Option<Incoming> {
         if self.lines.is_empty() {
             let receiver = attached(&mut self.pipe)?;
-            match read_in_place(receiver, Duration::ZERO, &mut self.chunk) {
-                Ok(0) => {
-                    self.pipe = Pipe::Closed;
-                    self.lines.push_back(Incoming::Eof);
-                }
-                Ok(read) => {
-                    let chunk = std::mem::take(&mut self.chunk);
-                    self.split(&chunk[..read]);
-                    self.chunk = chunk;
-                }
-                Err(_) => {}
-            }
+            let read = read_in_place(receiver, Duration::ZERO, &mut self.chunk);
+            self.took(read);
         }
         self.lines.pop_front()
     }

@@ -99,7 +99,9 @@ pub enum Violation {
         named: String,
     },
     /// A `wait` that says it has read more lines than the harness wrote.
-    #[error("the runtime's wait says it has seen {seen} lines, but the harness has written only {written} (hello included)")]
+    #[error(
+        "the runtime's wait says it has seen {seen} lines, but the harness has written only {written} (hello included)"
+    )]
     SeenAhead {
         /// What the wait said.
         seen: u64,

@@ -11,7 +11,8 @@ fn root() -> PathBuf {
 
 /// Runs the binary from the repository root: exit code, stdout, stderr.
 fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     (output.status.code().unwrap(), text(&output.stdout), text(&output.stderr))
 }
@@ -70,7 +71,11 @@ fn a_seat_that_cannot_start_is_said_once_before_any_cell_and_exits_5() {
     let missing = standin_seat(dir.path(), "missing", "/nonexistent/runtime", &[]);
     let old = standin_seat(dir.path(), "old", "python3", &["standin.py", "manifest_version_mismatch"]);
     for (seat, column, words) in [
-        (&missing, "process:missing", "`runtime_failed_to_start`: the runtime could not be started: `/nonexistent/runtime`"),
+        (
+            &missing,
+            "process:missing",
+            "`runtime_failed_to_start`: the runtime could not be started: `/nonexistent/runtime`",
+        ),
         (&old, "process:old", "`runtime_protocol_mismatch`"),
     ] {
         let (code, said, told) = run(&["run", "--seat", seat, "--column", column, "--family", "matrix"]);
@@ -79,4 +84,30 @@ fn a_seat_that_cannot_start_is_said_once_before_any_cell_and_exits_5() {
         assert_eq!(told.matches("cannot start").count(), 1, "{told}");
         assert!(told.contains(&format!("error: seat {column} ({seat}) cannot start: {words}")), "{told}");
     }
+}
+
+/// A breach after the outcome is quoted, with the stderr tail, in the human
+/// output and in the JSON Lines cell of the row that committed it.
+#[test]
+fn a_breach_is_quoted_in_the_human_and_the_json_lines_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let seat = standin_seat(dir.path(), "strays", "python3", &["strays.py", "forged-grant", "after_outcome"]);
+    let select = ["--seat", &seat, "--column", "process:strays", "--case", "forged-grant", "--case", "hidden-tool"];
+    let detail = "turn 1: the runtime broke sharedos-runtime/1 after its outcome (`runtime_not_json`): the runtime \
+                  wrote a line that is not JSON (expected ident at line 1 column 2): not a protocol line; received \
+                  `not a protocol line`; its stderr ended with `strays: one line too many after_outcome`";
+    let (code, said, _) = run(&[&["run"][..], &select].concat());
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains(&format!("FAIL forged-grant/baseline/process:strays: {detail}\n")), "{said}");
+    assert!(!said.contains("FAIL hidden-tool"), "the next row is unaffected: {said}");
+    let (_, said, _) = run(&[&["run", "--format", "jsonl"][..], &select].concat());
+    let cells: Vec<serde_json::Value> = said
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["event"] == "cell")
+        .collect();
+    assert_eq!(cells.len(), 2, "{said}");
+    assert_eq!(cells[0]["case"], "forged-grant");
+    assert_eq!((cells[0]["status"].as_str(), cells[0]["cell"]["detail"].as_str()), (Some("fail"), Some(detail)));
+    assert_eq!(cells[1]["status"], "pass");
 }

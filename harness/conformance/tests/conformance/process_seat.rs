@@ -11,10 +11,8 @@ use std::path::Path;
 const SEAT: &str = "process:python-reference";
 const ADVERSARY: &str = "adversary-embedded";
 /// Each committed reference seat's column, and the runtime id it says `ready` with.
-const REFERENCE_SEATS: [(&str, &str); 2] = [
-    ("process:node-reference", "sharedos-reference.node"),
-    ("process:python-reference", "sharedos-reference.python"),
-];
+const REFERENCE_SEATS: [(&str, &str); 2] =
+    [("process:node-reference", "sharedos-reference.node"), ("process:python-reference", "sharedos-reference.python")];
 
 /// The committed suite with one more seat, `seat` (a seat file's text)
 /// read as if it stood in `folder`.
@@ -252,7 +250,10 @@ fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_nex
                 let expected = format!("turn 1: the runtime broke sharedos-runtime/1 {phase} (`runtime_not_json`)");
                 assert!(detail.starts_with(&expected), "{when}: {detail}");
                 assert!(detail.contains("received `not a protocol line`"), "{when}: {detail}");
-                assert!(detail.contains(&format!("its stderr ended with `strays: one line too many {when}`")), "{detail}");
+                assert!(
+                    detail.contains(&format!("its stderr ended with `strays: one line too many {when}`")),
+                    "{detail}"
+                );
             } else {
                 assert_eq!(run.cell.status.as_str(), "pass", "{when} {}: {detail}", cell.key.trial_name());
             }

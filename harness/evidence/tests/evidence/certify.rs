@@ -97,3 +97,43 @@ fn a_bundle_that_fails_half_way_leaves_nothing_behind() {
     assert!(write_archive(&nowhere, &files[..1]).is_err());
     assert!(!nowhere.exists());
 }
+
+/// Rules version 7 in a bundle: a seat that broke the protocol after its
+/// report is certified with the breach in that turn's record and the
+/// cell's detail, and the verifier, grading the record again, agrees.
+#[test]
+fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
+    use sharedos_conformance::input::loader::{load_suite, parse_seat};
+    use sharedos_evidence::certify::{certify, CertifyRequest};
+    let root = crate::support::suite_root();
+    let standins = root.join("harness/process/tests/standins");
+    let seat = serde_json::json!({
+        "name": "strays", "label": "Strays", "kind": "scripted", "command": "python3",
+        "args": ["strays.py", "forged-grant", "after_report"], "cwd": standins, "passEnv": ["PATH"],
+    });
+    let dir = scratch();
+    let file = dir.path().join("strays.json");
+    std::fs::write(&file, seat.to_string()).unwrap();
+    let mut suite = load_suite(&root).unwrap();
+    suite.add_seat(parse_seat(&file, dir.path(), &seat.to_string()).unwrap()).unwrap();
+    let out = dir.path().join("bundle");
+    let request =
+        CertifyRequest { suite: &suite, root: &root, column_id: "process:strays", jobs: 2, sign_key: None, out: &out };
+    let certified = certify(request).unwrap();
+    assert_eq!(certified.summary.get("fail"), Some(&1), "{:?}", certified.summary);
+    let verification = verify_plain(&out);
+    assert_eq!(verification.failures, vec![]);
+    let lines = std::fs::read_to_string(out.join(EVIDENCE_FILE)).unwrap();
+    let line: EvidenceLine = lines
+        .lines()
+        .map(|l| serde_json::from_str::<EvidenceLine>(l).unwrap())
+        .find(|l| l.case == "forged-grant" && l.column == "process:strays")
+        .unwrap();
+    let detail = line.cell.detail.unwrap();
+    assert!(detail.starts_with("turn 1: the runtime broke sharedos-runtime/1 after its report"), "{detail}");
+    assert!(detail.contains("received `not a protocol line`"), "{detail}");
+    let record = &line.grading.records[0];
+    let breach = &record.system.metadata.as_ref().unwrap()["protocolBreach"];
+    assert_eq!(breach["code"], "runtime_not_json");
+    assert_eq!(breach["stderrTail"], "strays: one line too many after_report");
+}

@@ -8,8 +8,8 @@ use crate::input::case::TurnExpectation;
 use crate::input::script::Expectation;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
-use sharedos_process::breach::Breach;
 use sharedos_port::escalation::ESCALATION_TOOL;
+use sharedos_process::breach::Breach;
 
 /// The reason a cell got a status other than `pass`.
 #[derive(Debug, Clone, PartialEq, Eq)]
