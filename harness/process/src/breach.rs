@@ -54,7 +54,8 @@ pub struct Breach {
     /// characters), when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub received: Option<String>,
-    /// The end of what the runtime wrote on stderr, when it wrote anything.
+    /// The end of what the runtime wrote on stderr during the turn (all it
+    /// wrote, for a breach at start), when it wrote anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
 }

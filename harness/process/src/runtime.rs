@@ -82,6 +82,8 @@ struct TurnShared {
     closed: Cell<bool>,
     /// A scripted seat's report came: it owes nothing more.
     reported: Cell<bool>,
+    /// How much the runtime had written on stderr when the turn began.
+    stderr_mark: Cell<u64>,
     /// The turn's thread and its runtime held on one CPU, until it ends.
     pin: RefCell<Option<ThreadPin>>,
 }
@@ -182,7 +184,7 @@ impl ProcessRuntime {
         } else {
             BreachPhase::Turn
         };
-        let stderr = self.seat.discard();
+        let stderr = self.seat.discard(self.shared.stderr_mark.get());
         let breach = Breach::new(violation, phase, received, &stderr);
         if let Some(ending) = self.shared.ending.borrow_mut().take() {
             let _ = ending.send(Ending::Broke(breach.clone()));
@@ -320,6 +322,11 @@ impl ProcessRuntime {
         self.shared.background.spawn(async move {
             let answer = answer.await;
             shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
+            // After its report the runtime expects nothing more of the turn:
+            // a late answer would only reach it amid its next turn.
+            if shared.reported.get() {
+                return;
+            }
             let Some(session) = seat.session() else { return };
             match &answer {
                 Ok(result) => session.write(&HarnessMessage::ToolResult { turn: &turn, id: &id, result }),
@@ -437,6 +444,7 @@ impl RuntimePlugin for ProcessRuntime {
                 }
             };
             *self.shared.pin.borrow_mut() = session.share_cpu();
+            self.shared.stderr_mark.set(session.stderr_mark());
             let abort = AbortOnDrop { runtime: self.clone(), signal: signal.clone() };
             let (sender, ending) = oneshot::channel();
             *self.shared.ending.borrow_mut() = Some(sender);
@@ -456,12 +464,15 @@ impl RuntimePlugin for ProcessRuntime {
                 Ok(Ending::Outcome(outcome)) => Ok(outcome),
                 Ok(Ending::Thrown(message)) => Err(RuntimeFailure::message(message)),
                 Ok(Ending::Broke(breach)) => Ok(Self::violated(&breach)),
-                Err(_) => Ok(Self::violated(&Breach::new(
-                    &Violation::Exited { stderr: String::new() },
-                    BreachPhase::Turn,
-                    None,
-                    "",
-                ))),
+                Err(_) => {
+                    // The serving loop ended without an ending to hand over.
+                    let exited = Violation::Exited { stderr: String::new() };
+                    let stderr = self.seat.discard(self.shared.stderr_mark.get());
+                    let breach = Breach::new(&exited, BreachPhase::Turn, None, &stderr);
+                    let ending = Self::violated(&breach);
+                    *self.shared.breach.borrow_mut() = Some(breach);
+                    Ok(ending)
+                }
             }
         })
     }
@@ -477,7 +488,7 @@ impl ProcessRuntime {
         if session.next_now().await.is_none() {
             return Ok(session);
         }
-        self.seat.discard();
+        self.seat.discard(0);
         self.seat.start().await
     }
 }

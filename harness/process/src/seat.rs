@@ -97,12 +97,12 @@ impl ProcessSeat {
     }
 
     /// Kills the process (after a violation); the next turn starts a fresh
-    /// one. Returns the end of what it wrote on stderr.
-    pub fn discard(&self) -> String {
+    /// one. Returns the end of what it wrote on stderr after `mark`.
+    pub fn discard(&self, mark: u64) -> String {
         match self.session.borrow_mut().take() {
             Some(session) => {
                 session.shut_down();
-                session.stderr_tail()
+                session.stderr_since(mark)
             }
             None => String::new(),
         }

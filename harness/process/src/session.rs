@@ -273,7 +273,7 @@ pub struct Session {
     output: tokio::sync::Mutex<Output>,
     busy: Arc<Mutex<Option<Busy>>>,
     started: Arc<tokio::sync::Notify>,
-    stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr: Arc<Mutex<StderrTail>>,
     /// Told when the stderr reader has seen the end of stderr.
     stderr_done: Mutex<mpsc::Receiver<()>>,
     limits: SessionLimits,
@@ -338,7 +338,7 @@ impl Session {
             busy: Arc::clone(&busy),
             started: Arc::clone(&started),
         };
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr = Arc::new(Mutex::new(StderrTail::default()));
         let (stderr_ended, stderr_done) = mpsc::channel();
         if let Some(pipe) = child.stderr.take() {
             let (tail, cap) = (Arc::clone(&stderr), launch.limits.stderr_tail_bytes);
@@ -521,9 +521,26 @@ impl Session {
     /// The last bytes the runtime wrote on stderr.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
+        self.stderr_since(0)
+    }
+
+    /// How many bytes the runtime has written on stderr so far: a mark
+    /// that [`Session::stderr_since`] quotes from.
+    #[must_use]
+    pub fn stderr_mark(&self) -> u64 {
+        lock(&self.stderr).total
+    }
+
+    /// The last bytes the runtime wrote on stderr after `mark`, so that
+    /// what a turn quotes is its own, whichever turns the process served
+    /// before.
+    #[must_use]
+    pub fn stderr_since(&self, mark: u64) -> String {
         let tail = lock(&self.stderr);
-        let (a, b) = tail.as_slices();
-        String::from_utf8_lossy(&[a, b].concat()).trim().to_string()
+        let written = usize::try_from(tail.total.saturating_sub(mark)).unwrap_or(usize::MAX);
+        let skip = tail.bytes.len().saturating_sub(written);
+        let kept: Vec<u8> = tail.bytes.iter().skip(skip).copied().collect();
+        String::from_utf8_lossy(&kept).trim().to_string()
     }
 
     /// Closes stdin, gives the process its grace to exit, then kills its
@@ -556,17 +573,24 @@ impl Drop for Session {
     }
 }
 
+/// The end of what the runtime wrote on stderr, and how much it wrote.
+#[derive(Debug, Default)]
+struct StderrTail {
+    bytes: VecDeque<u8>,
+    total: u64,
+}
+
 /// Keeps the last `cap` bytes of stderr.
-fn keep_tail(mut stderr: impl Read, cap: usize, tail: &Mutex<VecDeque<u8>>) {
+fn keep_tail(mut stderr: impl Read, cap: usize, tail: &Mutex<StderrTail>) {
     let mut buf = [0u8; 4096];
     while let Ok(n) = stderr.read(&mut buf) {
         if n == 0 {
             break;
         }
         let mut tail = lock(tail);
-        tail.extend(&buf[..n]);
-        while tail.len() > cap {
-            tail.pop_front();
-        }
+        tail.bytes.extend(&buf[..n]);
+        tail.total += n as u64;
+        let over = tail.bytes.len().saturating_sub(cap);
+        tail.bytes.drain(..over);
     }
 }

@@ -70,7 +70,7 @@ pub fn try_start(seat: &Seat) -> Result<RuntimeManifest, Breach> {
     let process = ProcessSeat::new(seat.launch.clone(), fallback_manifest(seat));
     let started = runtime.block_on(async {
         let started = process.start().await.map(|_| process.manifest());
-        process.discard();
+        process.discard(0);
         started
     });
     started

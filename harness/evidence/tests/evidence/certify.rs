@@ -135,5 +135,5 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
     let record = &line.grading.records[0];
     let breach = &record.system.metadata.as_ref().unwrap()["protocolBreach"];
     assert_eq!(breach["code"], "runtime_not_json");
-    assert_eq!(breach["stderrTail"], "strays: one line too many after_report");
+    assert_eq!(breach["stderrTail"], "strays: one line too many after_report", "only what the turn wrote");
 }

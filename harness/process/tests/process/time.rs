@@ -58,7 +58,7 @@ fn a_session_shut_down_leaves_no_process_behind() {
     assert_eq!(turn.result.status, ExecutionStatus::Succeeded);
     let pid = seat.session().unwrap().pid();
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "running while the seat serves turns");
-    seat.discard();
+    seat.discard(0);
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "killed and reaped");
 }
 
@@ -76,7 +76,7 @@ fn a_session_shut_down_kills_what_its_runtime_started_too() {
     let turn = run_turn(&seat, 1000);
     let child = turn.result.output.unwrap_or_else(|| panic!("{:?}", turn.result.error))["child"].as_u64().unwrap();
     assert!(runs(child), "the runtime's own child runs while the seat serves turns");
-    seat.discard();
+    seat.discard(0);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while runs(child) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(10));

@@ -140,3 +140,15 @@ fn a_scripted_seat_that_reports_once_and_stays_quiet_breaks_nothing() {
     }
     assert!(seat.session().is_some(), "the process is kept");
 }
+
+/// A process serves many turns: a breach quotes only the stderr its own
+/// turn wrote, whatever rows the process served before.
+#[test]
+fn a_breach_quotes_only_the_stderr_of_its_own_turn() {
+    let seat = Rc::new(ProcessSeat::new(standin("noisy_strays"), fallback()));
+    let first = run_scripted_turn(&seat, 1000);
+    assert_eq!(first.runtime.breach(), None);
+    let second = run_scripted_turn(&seat, 1000);
+    let breach = second.runtime.breach().expect("a breach after the second report");
+    assert_eq!(breach.stderr_tail.as_deref(), Some("noise of turn 2"));
+}

@@ -90,7 +90,10 @@ AFTER_CLOSED = {
     "stray_after_outcome": lambda t: raw(report_line(t)),
     "stray_after_report": lambda t: (sys.stderr.write("about to say too much\n"), sys.stderr.flush(),
                                      raw(report_line(t) + "one line too many\n")),
+    # Noisy on stderr every turn; strays after its second report only.
+    "noisy_strays": lambda t: raw(report_line(t) + ("one line too many\n" if TURNS == 2 else "")),
 }
+TURNS = 0
 
 
 def manifest():
@@ -111,6 +114,12 @@ def turn(message):
         import os
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
     elif MODE in ("complete", "never_reports", "reports", "stray_after_report"):
+        complete(t, {"done": True})
+    elif MODE == "noisy_strays":
+        global TURNS
+        TURNS += 1
+        sys.stderr.write("noise of turn %d\n" % TURNS)
+        sys.stderr.flush()
         complete(t, {"done": True})
     elif MODE == "second_outcome":
         complete(t, {"done": True})
