@@ -33,6 +33,9 @@ use std::rc::Rc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+/// The longest request id a runtime may choose, in characters.
+const MAX_REQUEST_ID_CHARS: usize = 128;
+
 /// Builds a scripted seat's `script` for the request the turn hands it.
 pub type ScriptFor = Rc<dyn Fn(&RuntimeTurnRequest) -> Value>;
 
@@ -84,6 +87,12 @@ struct TurnShared {
     reported: Cell<bool>,
     /// How much the runtime had written on stderr when the turn began.
     stderr_mark: Cell<u64>,
+    /// The turn's script, for a scripted seat.
+    script: RefCell<Option<Value>>,
+    /// The runtime has written something about the turn.
+    heard: Cell<bool>,
+    /// The turn was handed to a fresh process once already.
+    restarted: Cell<bool>,
     /// The turn's thread and its runtime held on one CPU, until it ends.
     pin: RefCell<Option<ThreadPin>>,
 }
@@ -208,6 +217,7 @@ impl ProcessRuntime {
     /// violation, or the end of the turn.
     async fn serve(self, session: Rc<Session>, host: RuntimeHost) {
         let done = self.shared.done.clone();
+        let mut session = session;
         loop {
             let message = tokio::select! {
                 biased;
@@ -217,6 +227,14 @@ impl ProcessRuntime {
             match message.and_then(|message| self.handle(&session, &host, message)) {
                 Ok(true) => {}
                 Ok(false) => break,
+                // The process ended before it said anything of this turn:
+                // it exited between turns, and the turn goes to a fresh one.
+                Err(Violation::Exited { .. }) if !self.shared.heard.get() && !self.shared.restarted.replace(true) => {
+                    match self.restart(&host).await {
+                        Some(fresh) => session = fresh,
+                        None => break,
+                    }
+                }
                 Err(violation) => {
                     let received = if violation.is_the_last_line() { session.last_received().await } else { None };
                     self.broke(&violation, received);
@@ -227,8 +245,42 @@ impl ProcessRuntime {
         self.shared.served.abort(AbortReason::TurnClosed);
     }
 
+    /// Hands the turn to a fresh process: `None` (the turn's breach
+    /// recorded) when none starts.
+    async fn restart(&self, host: &RuntimeHost) -> Option<Rc<Session>> {
+        self.seat.discard(0);
+        match self.seat.start().await {
+            Ok(fresh) => {
+                *self.shared.pin.borrow_mut() = fresh.share_cpu();
+                self.shared.stderr_mark.set(fresh.stderr_mark());
+                self.write_turn(&fresh, host);
+                Some(fresh)
+            }
+            Err(breach) => {
+                if let Some(ending) = self.shared.ending.borrow_mut().take() {
+                    let _ = ending.send(Ending::Broke(breach.clone()));
+                }
+                *self.shared.breach.borrow_mut() = Some(breach);
+                None
+            }
+        }
+    }
+
+    /// Writes the `turn` message.
+    fn write_turn(&self, session: &Session, host: &RuntimeHost) {
+        let Some(request) = self.shared.request.borrow().clone() else { return };
+        let script = self.shared.script.borrow();
+        session.write(&HarnessMessage::Turn {
+            turn: &request.execution_id,
+            request: &request,
+            limits: host.limits(),
+            script: script.as_ref(),
+        });
+    }
+
     /// Answers one message; `false` once the runtime reported.
     fn handle(&self, session: &Session, host: &RuntimeHost, message: RuntimeMessage) -> Result<bool, Violation> {
+        self.shared.heard.set(true);
         let turn = self.shared.turn.borrow().clone();
         match message.turn() {
             Some(named) if named != turn => {
@@ -296,6 +348,9 @@ impl ProcessRuntime {
     }
 
     fn claim(&self, id: &str) -> Result<(), Violation> {
+        if id.is_empty() || id.chars().count() > MAX_REQUEST_ID_CHARS {
+            return Err(Violation::BadRequestId { id: id.chars().take(MAX_REQUEST_ID_CHARS + 1).collect() });
+        }
         if self.shared.ids.borrow_mut().insert(id.to_string()) {
             Ok(())
         } else {
@@ -448,13 +503,8 @@ impl RuntimePlugin for ProcessRuntime {
             let abort = AbortOnDrop { runtime: self.clone(), signal: signal.clone() };
             let (sender, ending) = oneshot::channel();
             *self.shared.ending.borrow_mut() = Some(sender);
-            let script = self.script.as_ref().map(|build| build(&request));
-            session.write(&HarnessMessage::Turn {
-                turn: &request.execution_id,
-                request: &request,
-                limits: host.limits(),
-                script: script.as_ref(),
-            });
+            *self.shared.script.borrow_mut() = self.script.as_ref().map(|build| build(&request));
+            self.write_turn(&session, &host);
             self.watch_draining(host.draining());
             self.shared.background.spawn(self.clone().serve(session, host));
             let ending = ending.await;
@@ -479,13 +529,14 @@ impl RuntimePlugin for ProcessRuntime {
 }
 
 impl ProcessRuntime {
-    /// The seat's session for a new turn. A line an earlier turn's runtime
-    /// wrote after the harness last looked (after its report, or after
-    /// `closed` for a prompted seat) is waiting unread: that process is
-    /// replaced, so the line fails no turn of another row.
+    /// The seat's session for a new turn. When a line an earlier turn's
+    /// runtime wrote after the harness last looked (after its report, or
+    /// after `closed` for a prompted seat) is waiting unread, or the
+    /// process exited between turns, it is replaced: what it did fails no
+    /// turn of another row.
     async fn fresh_session(&self) -> Result<Rc<Session>, Breach> {
         let session = self.seat.start().await?;
-        if session.next_now().await.is_none() {
+        if session.next_now().await.is_none() && !session.has_exited() {
             return Ok(session);
         }
         self.seat.discard(0);

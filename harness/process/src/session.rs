@@ -375,7 +375,14 @@ impl Session {
             clock: self.clock,
         };
         self.write_busy(&hello, self.limits.startup_timeout);
-        let answer = self.next().await;
+        let answer = match self.clock {
+            // Busy time is only watched on virtual time; on a real clock
+            // the wait for `ready` is bounded by the clock itself.
+            Clock::Real => tokio::time::timeout(self.limits.startup_timeout, self.next())
+                .await
+                .unwrap_or(Err(Violation::Unresponsive { ms: 0, stale_wait: None })),
+            Clock::Virtual => self.next().await,
+        };
         self.idle();
         match answer {
             Ok(RuntimeMessage::Ready { protocol, manifest }) if protocol == PROTOCOL => {
@@ -390,7 +397,7 @@ impl Session {
             Ok(RuntimeMessage::Ready { protocol, .. }) => {
                 Err(Violation::ProtocolMismatch { named: format!("protocol {protocol:?}") })
             }
-            Ok(other) => Err(Violation::NotReady { detail: format!("it wrote {other:?} first") }),
+            Ok(other) => Err(Violation::NotReady { detail: format!("it wrote `{}` first", other.kind()) }),
             Err(Violation::Unresponsive { .. }) => Err(Violation::NotReady {
                 detail: format!("no ready within {} ms", self.limits.startup_timeout.as_millis()),
             }),
@@ -510,6 +517,18 @@ impl Session {
     pub async fn last_received(&self) -> Option<String> {
         let output = self.output.lock().await;
         (!output.last.is_empty()).then(|| quote(&output.last))
+    }
+
+    /// Whether the process has exited. It is not reaped here: its id
+    /// names its process group until [`Session::shut_down`] kills that.
+    #[must_use]
+    pub fn has_exited(&self) -> bool {
+        use rustix::process::{waitid, WaitId, WaitIdOptions};
+        let Some(pid) = Pid::from_raw(i32::try_from(self.pid()).unwrap_or(i32::MAX)) else { return true };
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        // An exited child reports a status; a running one none (its siginfo
+        // then holds no pid, which rustix reads as no status).
+        !matches!(waitid(WaitId::Pid(pid), options), Ok(None))
     }
 
     /// The process id (its process group's id too).

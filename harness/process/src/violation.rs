@@ -48,6 +48,12 @@ pub enum Violation {
         /// The cap.
         max: usize,
     },
+    /// A request id that is empty or longer than 128 characters.
+    #[error("the runtime chose a request id of {} characters, not 1 to 128: {id:?}", id.chars().count())]
+    BadRequestId {
+        /// The id (cut after 129 characters).
+        id: String,
+    },
     /// A request id used twice in one turn.
     #[error("the runtime used request id {id:?} twice in one turn")]
     DuplicateId {
@@ -179,6 +185,7 @@ impl Violation {
             Violation::UnknownType { .. } => "runtime_unknown_type",
             Violation::BadMessage { .. } => "runtime_bad_message",
             Violation::LineTooLong { .. } => "runtime_line_too_long",
+            Violation::BadRequestId { .. } => "runtime_bad_message",
             Violation::DuplicateId { .. } => "runtime_duplicate_id",
             Violation::WrongTurn { .. } => "runtime_wrong_turn",
             Violation::AfterOutcome { .. } => "runtime_after_outcome",
@@ -214,6 +221,7 @@ impl Violation {
         matches!(
             self,
             Violation::DuplicateId { .. }
+                | Violation::BadRequestId { .. }
                 | Violation::WrongTurn { .. }
                 | Violation::AfterOutcome { .. }
                 | Violation::OutOfOrder { .. }
@@ -333,6 +341,7 @@ mod tests {
             Violation::UnknownType { kind: text(), received: text() },
             Violation::BadMessage { kind: text(), error: text(), received: text() },
             Violation::LineTooLong { max: 1 },
+            Violation::BadRequestId { id: text() },
             Violation::DuplicateId { id: text() },
             Violation::WrongTurn { named: text(), running: text() },
             Violation::AfterOutcome { kind: text() },
@@ -345,8 +354,9 @@ mod tests {
             Violation::Unresponsive { ms: 1, stale_wait: None },
             Violation::Flood { max: 1 },
         ];
-        let codes: Vec<&str> = all.iter().map(Violation::code).collect();
-        assert_eq!(codes, Violation::CODES);
+        let codes: std::collections::BTreeSet<&str> = all.iter().map(Violation::code).collect();
+        assert_eq!(all.len(), 17, "every variant");
+        assert_eq!(codes, Violation::CODES.into_iter().collect(), "a bad request id is a bad message");
     }
 
     #[test]

@@ -95,7 +95,9 @@ class Turn {
     this.closed = false;     // `closed` arrived
     this.now = 0;            // the latest `time` the harness wrote (ms since the turn began)
     this.answers = new Map();    // request id -> its toolResult, ack or hostError
-    this.concurrent = new Map(); // request id -> receipt of a call not awaited
+    this.concurrent = new Map(); // request id -> {receipt, call} of a call not awaited
+    this.late = [];              // concurrent calls' receipts made, not yet emitted
+    this.hostClosed = false;     // a receipt's emit was refused
     this.lastId = 0;
     this.callsMade = 0;
   }
@@ -130,8 +132,10 @@ class Turn {
         // A concurrent call's receipt is filled in whenever its answer
         // arrives, even after the turn closed.
         if (this.concurrent.has(message.id)) {
-          fillCallReceipt(this.concurrent.get(message.id), message);
+          const { receipt, call } = this.concurrent.get(message.id);
+          fillCallReceipt(receipt, call, message, false);
           this.concurrent.delete(message.id);
+          this.late.push(receipt);
         }
         break;
       case 'draining':
@@ -158,11 +162,25 @@ class Turn {
    */
   async idleUntil(done, untilMs) {
     while (!done()) {
+      // Receipts of concurrent calls answered meanwhile are emitted at the
+      // point where the runtime would otherwise wait.
+      if (await this.emitLate()) continue;
       const wait = { type: 'wait', turn: this.id, seen };
       if (untilMs !== undefined) wait.untilMs = untilMs;
       send(wait);
       await this.next();
     }
+  }
+
+  /** Emit the receipts of concurrent calls answered since; true if any. */
+  async emitLate() {
+    if (this.late.length === 0) return false;
+    while (this.late.length > 0) {
+      const receipt = this.late.shift();
+      // A refusal (the host closed) changes nothing: the receipt stands.
+      await this.hostRequest({ type: 'emit', event: { type: RECEIPT_EVENT, data: receiptData(receipt) } });
+    }
+    return true;
   }
 
   /** Stay busy until `done()` holds: for answers the harness writes at once. */
@@ -207,12 +225,16 @@ const STOPPED_BECAUSE = {
   draining: 'the turn drained',
 };
 
-/** Fill in a call's receipt from its answer. */
-function fillCallReceipt(receipt, answer) {
-  receipt.attempted = true;
+/**
+ * Fill in a call's receipt from its answer (PROTOCOL.md, the receipt
+ * table). `afterClose` says whether the call was an after-close step.
+ */
+function fillCallReceipt(receipt, call, answer, afterClose) {
   if (answer.type === 'toolResult') {
     // SharedOS decided: the result's status, and its error code when refused.
     const { status, error } = answer.result;
+    receipt.attempted = true;
+    receipt.callId = call.id;
     receipt.observed = status;
     if (status !== 'succeeded' && error) receipt.reasonCode = error.code;
     return;
@@ -220,22 +242,22 @@ function fillCallReceipt(receipt, answer) {
   // hostError: the call ended with a rejection instead of a tool result, so
   // `observed` stays absent and `reasonCode` names the rejection.
   const { code, reason, message } = answer.error;
-  switch (code) {
-    case 'aborted':
-      receipt.reasonCode = 'interrupted';
-      receipt.detail = `the turn stopped while the call was in flight (${STOPPED_BECAUSE[reason] ?? reason})`;
-      break;
-    case 'closed':
-      receipt.reasonCode = 'host_closed';
-      receipt.detail = 'the host refused the call: the turn had closed';
-      break;
-    case 'audit_unavailable':
-      receipt.reasonCode = 'audit_unavailable';
-      receipt.detail = `the kernel could not record the call's decision: ${message}`;
-      break;
-    default:
-      receipt.reasonCode = code;
-      receipt.detail = message;
+  const issued = (reasonCode, detail) => {
+    receipt.attempted = true;
+    receipt.callId = call.id;
+    receipt.reasonCode = reasonCode;
+    receipt.detail = detail;
+  };
+  if (code === 'aborted') {
+    issued('interrupted', `the turn stopped while the call was in flight (${STOPPED_BECAUSE[reason] ?? STOPPED_BECAUSE.turn_closed})`);
+  } else if (code === 'audit_unavailable') {
+    issued('audit_unavailable', `the kernel could not record the call's decision: ${message}`);
+  } else if (code === 'closed' && afterClose) {
+    issued('host_closed', 'the host refused the call: the turn had closed');
+  } else {
+    // Refused outright: the call was never issued.
+    receipt.attempted = false;
+    receipt.detail = `the host refused the call: ${message}`;
   }
 }
 
@@ -251,21 +273,24 @@ function fillHostReceipt(receipt, answer, refusedCode) {
   }
 }
 
-/** The path of anything in `value` that looks like grant material, or null. */
-function findGrantMaterial(value, path = []) {
+// Names that would be authority if a runtime could see them.
+const GRANT_MATERIAL = new Set([
+  'grant', 'grants', 'grantId', 'grantSource', 'parentGrantId',
+  'capabilities', 'delegationDepth', 'issuer', 'revokedAt',
+]);
+// The longest `detail` a receipt may carry.
+const MAX_DETAIL = 512;
+
+/** Push onto `found` the path of every grant-material key in `value`. */
+function findGrantMaterial(value, path, found) {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = findGrantMaterial(value[i], [...path, i]);
-      if (found) return found;
-    }
+    value.forEach((inner, i) => findGrantMaterial(inner, `${path}[${i}]`, found));
   } else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      if (/grant|issuer|signature|credential|secret|token/i.test(key)) return [...path, key].join('.');
-      const found = findGrantMaterial(inner, [...path, key]);
-      if (found) return found;
+      if (GRANT_MATERIAL.has(key)) found.push(`${path}.${key}`);
+      findGrantMaterial(inner, `${path}.${key}`, found);
     }
   }
-  return null;
 }
 
 // ---------------------------------------------------------------- steps
@@ -275,7 +300,8 @@ function findGrantMaterial(value, path = []) {
  * before the step was made (or finished): the step then has no receipt.
  */
 async function makeStep(turn, step, receipt) {
-  if (step.unreachable) {
+  // After close a step is made whatever `unreachable` says.
+  if (step.unreachable && !step.afterClose) {
     // Declared, never issued: the receipt says why.
     receipt.detail = step.unreachable;
     return true;
@@ -293,8 +319,11 @@ async function makeStep(turn, step, receipt) {
         receipt.detail = 'the attempt falls outside the tool-call budget';
         return true;
       }
+      if (!step.call) {
+        receipt.detail = 'the attempt names no tool';
+        return true;
+      }
       turn.callsMade += 1;
-      receipt.callId = step.call.id;
       // A call in the turn declares its step: the calls sent before it. An
       // over-budget call sent while the budget lasts declares the step
       // ceiling at least, so the envelope holds it against the call.
@@ -304,14 +333,14 @@ async function makeStep(turn, step, receipt) {
         options = { step: overSteps ? Math.max(before, maxSteps) : before };
       }
       const id = turn.invokeTool(step.call, options);
-      if (step.concurrent) {
-        turn.concurrent.set(id, receipt);
+      if (step.concurrent && !step.afterClose) {
+        turn.concurrent.set(id, { receipt, call: step.call });
         return true;
       }
       // An awaited call: a turn that ends first takes the step with it.
       await turn.idleUntil(() => turn.answers.has(id) || (turn.over && !step.afterClose));
       if (!turn.answers.has(id)) return false;
-      fillCallReceipt(receipt, turn.answers.get(id));
+      fillCallReceipt(receipt, step.call, turn.answers.get(id), Boolean(step.afterClose));
       return true;
     }
     case 'annotate': {
@@ -338,11 +367,16 @@ async function makeStep(turn, step, receipt) {
     }
     case 'inspect': {
       // Look through everything the runtime was given for grant material.
+      if (step.afterClose) {
+        receipt.detail = 'nothing to do after the turn closed';
+        return true;
+      }
       receipt.attempted = true;
-      const found = findGrantMaterial(turn.request);
-      if (found) {
+      const found = [];
+      findGrantMaterial(turn.request, 'request', found);
+      if (found.length > 0) {
         receipt.observed = 'succeeded';
-        receipt.detail = `grant material at ${found}`;
+        receipt.detail = found.sort().join(', ').slice(0, MAX_DETAIL);
       } else {
         receipt.observed = 'denied';
         receipt.reasonCode = 'no_grant_material_reachable';
@@ -350,6 +384,7 @@ async function makeStep(turn, step, receipt) {
       return true;
     }
     case 'none':
+      receipt.detail = step.afterClose ? 'nothing to do after the turn closed' : 'the attempt names no tool';
       return true;
     default:
       log(`unknown step kind ${step.kind}`);
@@ -364,10 +399,16 @@ async function makeStep(turn, step, receipt) {
  */
 async function emitReceipt(turn, receipt) {
   if (turn.over) return;
-  const data = { attemptId: receipt.attemptId, attempted: receipt.attempted };
-  if (receipt.observed !== undefined) data.observed = receipt.observed;
-  if (receipt.reasonCode !== undefined) data.reasonCode = receipt.reasonCode;
-  await turn.hostRequest({ type: 'emit', event: { type: RECEIPT_EVENT, data } });
+  const answer = await turn.hostRequest({ type: 'emit', event: { type: RECEIPT_EVENT, data: receiptData(receipt) } });
+  // Any refusal means the host closed: later steps are not made.
+  if (answer.type !== 'ack') turn.hostClosed = true;
+}
+
+/** The receipt as it is emitted and reported: no empty `detail`. */
+function receiptData(receipt) {
+  const data = { ...receipt };
+  if (data.detail === '') delete data.detail;
+  return data;
 }
 
 // ---------------------------------------------------------------- endings
@@ -422,6 +463,11 @@ async function runTurn(message) {
 
   for (const entry of steps) {
     if (entry.step.afterClose) continue;
+    if (turn.hostClosed) {
+      entry.receipt.detail = 'the runtime host closed before this attempt was made';
+      entry.made = true;
+      continue;
+    }
     entry.made = await makeStep(turn, entry.step, entry.receipt);
     if (!entry.made) break;
     if (!entry.step.concurrent) await emitReceipt(turn, entry.receipt);
@@ -434,12 +480,10 @@ async function runTurn(message) {
   }
   // Calls still in flight when the turn closed are answered right after
   // `closed`; their receipts need those answers.
-  await turn.busyUntil(() => turn.concurrent.size === 0);
+  await turn.idleUntil(() => turn.concurrent.size === 0);
+  await turn.emitLate();
 
-  const receipts = steps.filter((entry) => entry.made).map((entry) => entry.receipt);
-  for (const receipt of receipts) {
-    if (receipt.detail === '') delete receipt.detail; // nothing to say: no detail
-  }
+  const receipts = steps.filter((entry) => entry.made).map((entry) => receiptData(entry.receipt));
   send({ type: 'report', turn: turn.id, receipts });
 }
 

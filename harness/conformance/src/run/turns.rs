@@ -19,8 +19,9 @@ use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
-use sharedos_process::breach::Breach;
+use sharedos_process::breach::{Breach, BreachPhase};
 use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
+use sharedos_process::violation::quote;
 use sharedos_scripted_model::witness::WitnessLog;
 use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
@@ -223,11 +224,25 @@ impl Seated {
         }
     }
 
+    /// How a runtime seated from outside broke the protocol in the turn:
+    /// what the process saw, or else a receipt of its report that does
+    /// not read (which would otherwise be dropped unseen).
     fn breach(&self) -> Option<Breach> {
-        match self {
-            Seated::Process(process) => process.breach(),
-            Seated::Adversary(_) | Seated::Driven(_) => None,
-        }
+        let Seated::Process(process) = self else { return None };
+        process.breach().or_else(|| {
+            let receipts = process.receipts()?;
+            receipts.iter().enumerate().find_map(|(index, receipt)| {
+                let value = serde_json::Value::Object(receipt.clone());
+                let error = AttemptReceipt::from_value(&value).err()?;
+                Some(Breach {
+                    code: "runtime_bad_message".to_string(),
+                    message: format!("receipt {index} of the report does not read: {error}"),
+                    phase: BreachPhase::AfterReport,
+                    received: Some(quote(value.to_string().as_bytes())),
+                    stderr_tail: None,
+                })
+            })
+        })
     }
 
     /// Receipts made after the runtime returned (after-close steps, calls

@@ -263,6 +263,34 @@ fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_nex
     }
 }
 
+/// A receipt of the report that does not read is a breach of its turn,
+/// quoted, rather than a receipt dropped unseen.
+#[test]
+fn v7_a_receipt_that_does_not_read_is_a_breach_of_its_turn() {
+    let standins = suite_root().join("harness/process/tests/standins");
+    let seat = format!(
+        r#"{{"name": "strays", "label": "Strays", "kind": "scripted", "command": "python3",
+            "args": ["strays.py", "forged-grant", "bad_receipt"], "cwd": "{}", "passEnv": ["PATH"]}}"#,
+        standins.display()
+    );
+    let suite = suite_with_seat(&standins, &seat);
+    let selection = Selection {
+        columns: vec!["process:strays".to_string()],
+        cases: vec!["forged-grant".to_string()],
+        ..Selection::default()
+    };
+    let planned = plan(&suite, &selection);
+    assert_eq!(planned.len(), 1);
+    let run = run_planned(&suite, &planned[0]).unwrap();
+    let detail = run.cell.detail.unwrap_or_default();
+    assert_eq!(run.cell.status.as_str(), "fail", "{detail}");
+    assert!(
+        detail.starts_with("turn 1: the runtime broke sharedos-runtime/1 after its report (`runtime_bad_message`): receipt 0 of the report does not read"),
+        "{detail}"
+    );
+    assert!(detail.contains(r#""confidence":"high""#), "{detail}");
+}
+
 /// The schemas say what the harness writes and the reference runtime
 /// reads: every line of a whole column's run, traced by the Node.js
 /// runtime, is valid under its direction's schema.

@@ -25,6 +25,7 @@ fn each_violation_ends_the_turn_with_its_own_code() {
         ("unknown_type", "runtime_unknown_type"),
         ("bad_message", "runtime_bad_message"),
         ("duplicate_id", "runtime_duplicate_id"),
+        ("long_id", "runtime_bad_message"),
         ("wrong_turn", "runtime_wrong_turn"),
         ("exit_mid_turn", "runtime_exited"),
         ("unresponsive", "runtime_unresponsive"),
@@ -151,4 +152,17 @@ fn a_breach_quotes_only_the_stderr_of_its_own_turn() {
     let second = run_scripted_turn(&seat, 1000);
     let breach = second.runtime.breach().expect("a breach after the second report");
     assert_eq!(breach.stderr_tail.as_deref(), Some("noise of turn 2"));
+}
+
+/// A process that exits between turns is started again for the next
+/// turn, which it does not fail.
+#[test]
+fn a_runtime_that_exits_after_its_report_fails_no_later_turn() {
+    let seat = Rc::new(ProcessSeat::new(standin("exits_after_report"), fallback()));
+    for turn in 1..=3 {
+        let ran = run_scripted_turn(&seat, 1000);
+        assert_eq!(ran.result.status, ExecutionStatus::Succeeded, "turn {turn}");
+        assert_eq!(ran.runtime.breach(), None, "turn {turn}");
+        assert_eq!(ran.runtime.receipts(), Some(vec![]), "turn {turn}");
+    }
 }

@@ -90,6 +90,8 @@ AFTER_CLOSED = {
     "stray_after_outcome": lambda t: raw(report_line(t)),
     "stray_after_report": lambda t: (sys.stderr.write("about to say too much\n"), sys.stderr.flush(),
                                      raw(report_line(t) + "one line too many\n")),
+    # Reports, then exits between turns.
+    "exits_after_report": lambda t: (raw(report_line(t)), sys.exit(0)),
     # Noisy on stderr every turn; strays after its second report only.
     "noisy_strays": lambda t: raw(report_line(t) + ("one line too many\n" if TURNS == 2 else "")),
 }
@@ -113,7 +115,7 @@ def turn(message):
     elif MODE == "affinity":
         import os
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
-    elif MODE in ("complete", "never_reports", "reports", "stray_after_report"):
+    elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report"):
         complete(t, {"done": True})
     elif MODE == "noisy_strays":
         global TURNS
@@ -178,6 +180,8 @@ def turn(message):
         send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
         read()
         send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
+    elif MODE == "long_id":
+        send({"type": "emit", "turn": t, "id": "e" * 129, "event": {"type": "x"}})
     elif MODE == "wrong_turn":
         send({"type": "wait", "turn": "another-turn", "seen": SEEN})
     elif MODE == "exit_mid_turn":
