@@ -12,7 +12,7 @@ use std::path::Path;
 pub fn read_baseline(path: Option<&Path>, suite: &Suite) -> Result<Baseline, Exit> {
     let Some(path) = path else { return Ok(Baseline::default()) };
     load_baseline(path, suite).map_err(|error| {
-        eprintln!("error: {error}");
+        tell!("error: {error}");
         Exit::InvalidInput
     })
 }

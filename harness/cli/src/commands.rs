@@ -7,6 +7,7 @@ use crate::exit::Exit;
 use crate::stream::GoldenState;
 use serde_json::json;
 use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
+use sharedos_conformance::input::case::Family;
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::file::{read_regular, Links};
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
@@ -47,7 +48,7 @@ fn selection(select: &SelectArgs) -> Selection {
 
 fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
     let invalid = |error: LoadError| {
-        eprintln!("error: {error}");
+        tell!("error: {error}");
         Exit::InvalidInput
     };
     let mut suite = load_suite(&select.root).map_err(invalid)?;
@@ -60,12 +61,23 @@ fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {
         .iter()
         .find(|c| !skipped.contains(c) && !columns(&suite.seats).iter().any(|k| k.id == c.as_str()));
     if let Some(column) = unknown_column {
-        eprintln!("error: no column `{column}`");
+        tell!("error: no column `{column}`");
+        return Err(Exit::Usage);
+    }
+    // A name the suite does not know is a usage error, as an unknown
+    // column is; filters that know every name and select nothing are not.
+    if let Some(family) = select.families.iter().find(|f| !Family::ALL.iter().any(|k| k.as_str() == f.as_str())) {
+        let known: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
+        tell!("error: no family `{family}` (one of {})", known.join(", "));
+        return Err(Exit::Usage);
+    }
+    if let Some(case) = select.cases.iter().find(|c| suite.case(c).is_none()) {
+        tell!("error: no case `{case}` in {}", select.root.join("cases").display());
         return Err(Exit::Usage);
     }
     let planned = plan(&suite, &selection(select));
     if planned.is_empty() {
-        eprintln!("error: the filters select no cell");
+        tell!("error: the filters select no cell");
         return Err(Exit::NothingSelected);
     }
     Ok((suite, planned))
@@ -93,10 +105,6 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
         Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
-    let runs = |column: &str| planned.iter().any(|c| c.declared.is_none() && c.key.column == column);
-    if let Err(exit) = crate::seat_start::seats_start(&suite, runs) {
-        return exit;
-    }
     let baseline = match read_baseline(args.baseline.as_deref(), &suite) {
         Ok(baseline) => baseline,
         Err(exit) => return exit,
@@ -110,10 +118,13 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     let report = match run_and_report(&suite, &selection, &planned, settings) {
         Ok(report) => report,
         Err(error) => {
-            eprintln!("error: the harness failed to {error} (this is a bug)");
+            tell!("error: the harness failed to {error} (this is a bug)");
             return Exit::HarnessBug;
         }
     };
+    if let Err(exit) = crate::seat_start::seats_started(&suite, &report.cells) {
+        return exit;
+    }
     // An extra seat is not the committed matrix: its reports are not written.
     let full = selection == Selection::default() && args.select.seats.is_empty();
     let golden = golden_states(&args.select.root, &suite, &report, mode);
@@ -132,7 +143,7 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     if let Some(file) = &args.verdicts {
         let outcome = crate::verdicts::compare_or_write(file, &report, mode != Mode::Check);
         for moved in &outcome.written {
-            eprintln!("verdicts written to {}: {moved}", file.display());
+            tell!("verdicts written to {}: {moved}", file.display());
         }
         drift.extend(outcome.drift);
         unwritten.extend(outcome.unwritten);
@@ -145,7 +156,7 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
                 }
             }
             Err(error) => {
-                eprintln!("error: the harness failed to write the JUnit report: {error} (this is a bug)");
+                tell!("error: the harness failed to write the JUnit report: {error} (this is a bug)");
                 return Exit::HarnessBug;
             }
         }
@@ -153,7 +164,7 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     print_results(&report, &golden, &drift, &baseline, args.select.format);
     if !unwritten.is_empty() {
         for failure in &unwritten {
-            eprintln!("error: {failure}");
+            tell!("error: {failure}");
         }
         return Exit::Io;
     }

@@ -34,7 +34,7 @@ pub fn decode(args: &DecodeArgs) -> Exit {
     let reading = match read_input(args, reader.as_mut()) {
         Ok(reading) => reading,
         Err(error) => {
-            eprintln!("error: failed to read {}: {error}", args.input.display());
+            tell!("error: failed to read {}: {error}", args.input.display());
             return Exit::InvalidInput;
         }
     };
@@ -43,9 +43,10 @@ pub fn decode(args: &DecodeArgs) -> Exit {
         Ok(()) => Exit::Success,
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Exit::Success,
+        // A full disk or a closed device: a write that failed, not a bug.
         Err(error) => {
-            eprintln!("error: failed to write the decoded stream: {error}");
-            Exit::HarnessBug
+            tell!("error: failed to write the decoded stream: {error}");
+            Exit::Io
         }
     }
 }

@@ -12,7 +12,7 @@ use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOpti
 
 pub fn certify(args: &CertifyArgs) -> Exit {
     let invalid = |error: &dyn std::fmt::Display| {
-        eprintln!("error: {error}");
+        tell!("error: {error}");
         Exit::InvalidInput
     };
     let mut suite = match load_suite(&args.root) {
@@ -31,7 +31,7 @@ pub fn certify(args: &CertifyArgs) -> Exit {
         }
     }
     let Some(column) = column else {
-        eprintln!("error: say which column to certify: --column ID or --seat FILE");
+        tell!("error: say which column to certify: --column ID or --seat FILE");
         return Exit::Usage;
     };
     if crate::mcp_seats::prepare(&mut suite).contains(&column) {
@@ -84,7 +84,7 @@ pub fn certify(args: &CertifyArgs) -> Exit {
             }
         }
         Err(error) => {
-            eprintln!("error: failed to {error}");
+            tell!("error: failed to {error}");
             match error {
                 CertifyError::UnknownColumn(_) | CertifyError::Write(WriteError::Exists(_)) => Exit::Usage,
                 CertifyError::Suite(_) => Exit::InvalidInput,
@@ -99,7 +99,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     let key = match args.key.as_deref().map(read_verifying_key).transpose() {
         Ok(key) => key,
         Err(error) => {
-            eprintln!("error: failed to {error}");
+            tell!("error: failed to {error}");
             return Exit::InvalidInput;
         }
     };
@@ -107,7 +107,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     let verification = match run_verify(&args.bundle, options) {
         Ok(verification) => verification,
         Err(error) => {
-            eprintln!("error: failed to {error}");
+            tell!("error: failed to {error}");
             return Exit::InvalidInput;
         }
     };
@@ -120,7 +120,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     match args.format {
         VerifyFormat::Human => {
             for failure in &verification.failures {
-                say!("FAIL {failure}");
+                say!("FAIL {}", crate::terminal::one_line(&failure.to_string()));
             }
             if verification.verified() {
                 say!("verified: {} cells graded again; signature {signature}", verification.regraded);
@@ -154,7 +154,7 @@ pub fn diff(args: &DiffArgs) -> Exit {
     use sharedos_evidence::compare::{diff::diff, read::read_manifest, render};
     let read = |path: &std::path::Path| {
         read_manifest(path).map_err(|error| {
-            eprintln!("error: {error}");
+            tell!("error: {error}");
             Exit::InvalidInput
         })
     };

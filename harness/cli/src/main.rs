@@ -3,11 +3,22 @@
 
 /// `println!` that never panics: a closed or full stdout (`| head`) ends
 /// the printing, not the run, so reports and the JUnit file are still
-/// written and the exit code still says how the run went.
+/// written and the exit code still says how the run went. Control
+/// characters are escaped ([`terminal::printable`]).
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stdout().lock(), "{}", crate::terminal::printable(&text));
+    }};
+}
+
+/// `eprintln!` with control characters escaped, as [`say!`] prints.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", crate::terminal::printable(&text));
     }};
 }
 
@@ -21,6 +32,7 @@ mod mcp_seats;
 mod protocol_check;
 mod seat_start;
 mod stream;
+mod terminal;
 mod verdicts;
 
 use clap::Parser;

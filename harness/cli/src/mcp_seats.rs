@@ -31,7 +31,7 @@ pub fn prepare(suite: &mut Suite) -> Vec<String> {
             mcp.cli_version = cli_version(&seat.launch.command, &seat.launch.env);
             return true;
         }
-        eprintln!(
+        tell!(
             "skipping column {}: `{}` is not installed (not found on PATH); install {} or name its program with \
              `command` in {}",
             seat.column_id,
@@ -50,7 +50,7 @@ pub fn relay(args: &McpRelayArgs) -> Exit {
     match carry(&args.socket, std::io::stdin(), std::io::stdout().lock()) {
         Ok(()) => Exit::Success,
         Err(error) => {
-            eprintln!("error: failed to {error}");
+            tell!("error: failed to {error}");
             Exit::Io
         }
     }

@@ -105,12 +105,12 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     let (mut suite, seat) = match load_suite(&args.root).and_then(|suite| Ok((suite, load_seat(&args.seat)?))) {
         Ok(loaded) => loaded,
         Err(error) => {
-            eprintln!("error: {error}");
+            tell!("error: {error}");
             return Exit::InvalidInput;
         }
     };
     if seat.mcp.is_some() {
-        eprintln!(
+        tell!(
             "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1"
         );
         return Exit::Usage;
@@ -128,7 +128,7 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     // A committed seat checked by its own file is seated once, from it.
     suite.seats.retain(|committed| committed.column_id != column);
     if let Err(error) = suite.add_seat(seat) {
-        eprintln!("error: {error}");
+        tell!("error: {error}");
         return Exit::InvalidInput;
     }
     let results = run_exchanges(&suite, &column, scripted);
@@ -143,12 +143,7 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     for (n, exchange) in EXCHANGES.iter().enumerate() {
         let name = format!("{} ({}/{})", exchange.what, exchange.case, exchange.condition);
         let (Some(seated), reference) = (cell_of(exchange.case, &column), cell_of(exchange.case, ADVERSARY_ID)) else {
-            eprintln!(
-                "error: the suite at {} has no row {}/{}",
-                args.root.display(),
-                exchange.case,
-                exchange.condition
-            );
+            tell!("error: the suite at {} has no row {}/{}", args.root.display(), exchange.case, exchange.condition);
             return Exit::InvalidInput;
         };
         let wrong = match seated {

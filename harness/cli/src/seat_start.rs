@@ -1,9 +1,12 @@
-//! A process seat started once before any cell: one that cannot start
-//! is said once, with why, rather than in every cell it would have run.
+//! A process seat that cannot start is said once, with why, rather than
+//! in every cell it would have run: `run` reads it from its cells (a
+//! worker whose process did not start fails every later turn with the
+//! same breach at once), `certify` starts the seat once first.
 
 use crate::exit::Exit;
 use sharedos_conformance::input::loader::Suite;
 use sharedos_conformance::input::seat::Seat;
+use sharedos_conformance::run::cell::CellRun;
 use sharedos_conformance::run::process_seats::try_start;
 use sharedos_process::breach::Breach;
 
@@ -19,7 +22,29 @@ pub fn seats_start(suite: &Suite, runs: impl Fn(&str) -> bool) -> Result<(), Exi
     let mut failed = false;
     for seat in suite.seats.iter().filter(|s| s.mcp.is_none() && runs(&s.column_id)) {
         if let Err(breach) = try_start(seat) {
-            eprintln!("{}", cannot_start(seat, &breach));
+            tell!("{}", cannot_start(seat, &breach));
+            failed = true;
+        }
+    }
+    if failed {
+        Err(Exit::SeatCannotStart)
+    } else {
+        Ok(())
+    }
+}
+
+/// Says once, for each process seat whose runtime did not start for one
+/// of its cells, why it cannot start.
+///
+/// # Errors
+/// [`Exit::SeatCannotStart`] when any could not.
+pub fn seats_started(suite: &Suite, cells: &[CellRun]) -> Result<(), Exit> {
+    let mut failed = false;
+    for seat in suite.seats.iter().filter(|s| s.mcp.is_none()) {
+        let mut breaches =
+            cells.iter().filter(|c| c.key.column == seat.column_id).filter_map(|c| c.start_breach.as_ref());
+        if let Some(breach) = breaches.next() {
+            tell!("{}", cannot_start(seat, breach));
             failed = true;
         }
     }

@@ -40,9 +40,11 @@ impl ProcessSeat {
     }
 
     /// The running session, starting and handshaking a process when there
-    /// is none. A failed start is remembered for the turn that asked.
+    /// is none. A failed start is remembered: every later turn of this
+    /// seat fails with it at once rather than trying again (a runtime that
+    /// never says `ready` would cost each turn its whole start-up wait).
     pub async fn prepare(&self) {
-        if self.session.borrow().is_some() {
+        if self.session.borrow().is_some() || self.failed_start.borrow().is_some() {
             return;
         }
         let started = match Session::start(&self.launch) {
@@ -77,7 +79,7 @@ impl ProcessSeat {
     /// The breach that kept the process from starting.
     pub async fn start(&self) -> Result<Rc<Session>, Breach> {
         self.prepare().await;
-        if let Some(breach) = self.failed_start.borrow_mut().take() {
+        if let Some(breach) = self.failed_start.borrow().clone() {
             return Err(breach);
         }
         self.session()

@@ -89,3 +89,21 @@ fn a_fifo_is_not_waited_on() {
     assert_eq!(output.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a regular file"));
 }
+
+/// Issue 29, exit codes: a stdout that cannot be written (a full disk) is
+/// an I/O failure (74), not a bug of the harness (70).
+#[test]
+fn a_full_stdout_is_an_io_failure() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
+        .args(["decode", "--vendor", "codex", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = br#"{"type":"thread.started","thread_id":"t"}"#;
+    child.stdin.take().unwrap().write_all(&[&line[..], b"\n"].concat()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(74), "{}", String::from_utf8_lossy(&output.stderr));
+}

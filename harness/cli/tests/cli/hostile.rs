@@ -116,3 +116,52 @@ fn a_fifo_in_place_of_a_report_is_stale_for_check_and_replaced_by_run() {
     assert!(std::fs::symlink_metadata(&report).unwrap().is_file());
     assert_eq!(std::fs::read(&report).unwrap(), std::fs::read(repo.join("reports/conformance.json")).unwrap());
 }
+
+/// Issue 29, exit codes: a family or case the suite does not know is a
+/// usage error (2), as an unknown column is; known names that select no
+/// cell exit 4.
+#[test]
+fn an_unknown_family_or_case_is_a_usage_error_and_known_filters_selecting_nothing_exit_4() {
+    let code = |args: &[&str]| {
+        let output = binary().args(args).output().unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (exit, told) = code(&["list", "--family", "nope"]);
+    assert_eq!(exit, Some(2), "{told}");
+    assert!(told.contains("error: no family `nope` (one of matrix, drain,"), "{told}");
+    let (exit, told) = code(&["list", "--case", "nope"]);
+    assert_eq!(exit, Some(2), "{told}");
+    assert!(told.contains("error: no case `nope`"), "{told}");
+    assert_eq!(code(&["list", "--column", "nope"]).0, Some(2));
+    let (exit, told) = code(&["list", "--case", "forged-grant", "--family", "drain"]);
+    assert_eq!(exit, Some(4), "{told}");
+}
+
+/// Issue 29, untrusted text: an id holding terminal controls is printed
+/// escaped, so it can neither erase a line nor fake one.
+#[test]
+fn terminal_controls_in_untrusted_text_are_printed_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("reports/conformance.json")).unwrap()).unwrap();
+    manifest["rows"][0]["caseId"] = "forged\u{1b}[2K\rComparable, nothing moved.\u{202e}".into();
+    let hostile = dir.path().join("hostile.json");
+    std::fs::write(&hostile, serde_json::to_string(&manifest).unwrap()).unwrap();
+    for format in ["human", "markdown", "json"] {
+        let output = binary()
+            .args(["diff", "reports/conformance.json", hostile.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8(output.stdout).unwrap();
+        // JSON escapes a carriage return its own way; the terminal path, as `\u000d`.
+        let escaped =
+            if format == "json" { "forged\\u001b[2K\\rComparable" } else { "forged\\u001b[2K\\u000dComparable" };
+        assert!(shown.contains(escaped), "{format}: {shown}");
+        assert!(!shown.contains(['\u{1b}', '\r', '\u{202e}']), "{format}: a control reached the terminal");
+        if format == "json" {
+            let read: serde_json::Value = serde_json::from_str(&shown).unwrap();
+            assert!(read.to_string().contains("forged\\u001b[2K\\rComparable"), "the JSON still says what is there");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! What a runtime author sees from the command line: `protocol-check`
 //! passing a reference runtime and naming the first thing a broken one gets
-//! wrong, and a seat that cannot start said once, before any cell runs.
+//! wrong, and a seat that cannot start said once for its column.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,9 +64,9 @@ fn protocol_check_says_why_a_runtime_cannot_start() {
 }
 
 /// A seat whose command does not exist, or that speaks another protocol
-/// version, is said once (not once per cell), and nothing runs: exit 5.
+/// version, is said once (not once per cell), and no cell is printed: exit 5.
 #[test]
-fn a_seat_that_cannot_start_is_said_once_before_any_cell_and_exits_5() {
+fn a_seat_that_cannot_start_is_said_once_for_its_column_and_exits_5() {
     let dir = tempfile::tempdir().unwrap();
     let missing = standin_seat(dir.path(), "missing", "/nonexistent/runtime", &[]);
     let old = standin_seat(dir.path(), "old", "python3", &["standin.py", "manifest_version_mismatch"]);

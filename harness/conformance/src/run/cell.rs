@@ -27,7 +27,7 @@ use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::record::{ExecutionRecord, ExperimentIdentity};
 use sharedos_model::tool::ToolDefinition;
-use sharedos_process::breach::BREACH_KEY;
+use sharedos_process::breach::{Breach, BreachPhase, BREACH_KEY};
 use sharedos_process::message::Clock;
 use std::cell::OnceCell;
 use std::rc::Rc;
@@ -55,6 +55,9 @@ pub struct CellRun {
     pub world_hash: String,
     /// What the cell was graded from, when the run was asked to keep it.
     pub grading: Option<GradingEvidence>,
+    /// Why the seat's runtime could not start, when it could not for this
+    /// cell's first turn: a run says it once for the column.
+    pub start_breach: Option<Breach>,
 }
 
 /// A cell that could not be run (a harness bug, never a verdict).
@@ -234,7 +237,8 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<
     let snapshot = Snapshot::of(&snapshot);
     let world_hash = records_of.identity.world.hash.clone();
     let grading = row.keep_grading.then_some(evidence);
-    Ok(CellRun { key, cell, evidence: hashes, snapshot, golden: None, world_hash, grading })
+    let start_breach = turns.first().and_then(|t| t.breach.clone()).filter(|b| b.phase == BreachPhase::Start);
+    Ok(CellRun { key, cell, evidence: hashes, snapshot, golden: None, world_hash, grading, start_breach })
 }
 
 /// One record per turn, each assembled from the cell's whole audit trail.
