@@ -6,11 +6,14 @@
 //! `mcp-session-id` header, 404 for an unknown session, 405 for another
 //! method). In front of it sits a small gate for what rmcp leaves to its
 //! host or answers otherwise: any path but `/mcp` is 404, a missing or
-//! wrong token is 401 with a `www-authenticate` challenge, and a body that
-//! is not one JSON-RPC message is 400 with a JSON-RPC error (`-32700`
-//! without a usable id, `-32600` with one or for a batch) rather than
-//! rmcp's 415.
+//! wrong token is 401 with a `www-authenticate` challenge (the token read
+//! as [`crate::bearer`] says), a body that is not one JSON-RPC message is
+//! 400 with a JSON-RPC error (`-32700` without a usable id, `-32600` with
+//! one or for a batch) rather than rmcp's 415, and a session `DELETE` is
+//! answered 200 once the session is ended, or 404 when it is not known.
 
+use crate::bearer::RequiredToken;
+use crate::lines::usable_id;
 use crate::server::McpToolServer;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
@@ -18,6 +21,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Value};
 use std::convert::Infallible;
@@ -33,6 +37,8 @@ pub const MCP_PATH: &str = "/mcp";
 pub const BEARER_CHALLENGE: &str = "Bearer realm=\"sharedos\"";
 /// The largest request body read, in bytes; a longer one is 413.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// The header naming a request's session.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 type Body = BoxBody<Bytes, Infallible>;
 type Service = StreamableHttpService<McpToolServer, LocalSessionManager>;
@@ -48,7 +54,10 @@ pub struct HttpServing {
 /// What the gate checks before rmcp sees a request.
 #[derive(Debug, Clone)]
 struct Gate {
-    token: Option<Arc<str>>,
+    token: Option<RequiredToken>,
+    /// The sessions rmcp keeps, so that a `DELETE` can be told whether the
+    /// session it names exists.
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl HttpServing {
@@ -68,9 +77,9 @@ impl HttpServing {
             .with_sse_retry(None)
             .with_json_response(true)
             .with_cancellation_token(stop.child_token());
-        let service: Service =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
-        let gate = Gate { token: token.map(Arc::from) };
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service: Service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+        let gate = Gate { token: token.as_deref().map(RequiredToken::new), sessions };
         let accepting = tokio::spawn(accept(listener, service, gate, stop.clone()));
         Ok(HttpServing { address, stop, accepting })
     }
@@ -148,14 +157,35 @@ impl Gate {
                 return json_rpc_error(error);
             }
         }
-        service.handle(Request::from_parts(parts, Full::new(bytes))).await
+        let ends_session = parts.method == hyper::Method::DELETE;
+        if ends_session && !self.knows_named_session(&parts.headers).await {
+            return plain(StatusCode::NOT_FOUND, "Not Found: no such session");
+        }
+        let mut response = service.handle(Request::from_parts(parts, Full::new(bytes))).await;
+        // rmcp answers a session it has ended 202 Accepted, which RFC 9110
+        // §9.3.5 reserves for a DELETE not yet enacted, and which MCP clients
+        // warn about. The session is gone by the time this answer is sent.
+        // Of the two statuses for an enacted DELETE, 200 and 204, it is 200
+        // because the contract's table (40-messaging-drivers §5.2) says 200.
+        if ends_session && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::OK;
+        }
+        response
     }
 
-    /// Whether the request carries the configured token, exactly.
+    /// Whether the request carries the configured token.
     fn authorized<B>(&self, request: &Request<B>) -> bool {
         let Some(token) = &self.token else { return true };
-        let presented = request.headers().get(hyper::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        presented.and_then(|value| value.strip_prefix("Bearer ")).is_some_and(|value| value == &**token)
+        token
+            .presented_in(request.headers().get(hyper::header::AUTHORIZATION).map(hyper::header::HeaderValue::as_bytes))
+    }
+
+    /// False only when the request names a session that does not exist
+    /// (ended, or never opened): the MCP transport answers such a request
+    /// 404. A request naming none is left to rmcp, which refuses it 400.
+    async fn knows_named_session(&self, headers: &hyper::HeaderMap) -> bool {
+        let Some(named) = headers.get(SESSION_HEADER).and_then(|value| value.to_str().ok()) else { return true };
+        !matches!(self.sessions.has_session(&Arc::from(named)).await, Ok(false))
     }
 }
 
@@ -179,22 +209,22 @@ pub fn one_message(body: &[u8]) -> Result<(), Unreadable> {
     let Ok(value) = serde_json::from_slice::<Value>(body) else {
         return Err(Unreadable { code: -32700, message: "Parse error: the body is not JSON", id: Value::Null });
     };
-    let Value::Object(message) = &value else {
+    if !value.is_object() {
         let message = match &value {
             Value::Array(items) if items.is_empty() => "Invalid Request: an empty batch",
             Value::Array(_) => "Invalid Request: batches are not supported",
             _ => "Invalid Request: not a JSON-RPC message",
         };
         return Err(Unreadable { code: -32600, message, id: Value::Null });
-    };
+    }
     if serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()).is_ok() {
         return Ok(());
     }
-    match message.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => {
+    match usable_id(&value) {
+        Some(id) => {
             Err(Unreadable { code: -32600, message: "Invalid Request: not a JSON-RPC message", id: id.clone() })
         }
-        _ => Err(Unreadable { code: -32700, message: "Parse error: no usable id", id: Value::Null }),
+        None => Err(Unreadable { code: -32700, message: "Parse error: no usable id", id: Value::Null }),
     }
 }
 

@@ -5,6 +5,7 @@
 //! control of the loop.
 #![forbid(unsafe_code)]
 
+pub mod bearer;
 pub mod bridge;
 pub mod call_result;
 pub mod catalog;
@@ -15,6 +16,7 @@ pub mod harness;
 pub mod home;
 pub mod http;
 pub mod latch;
+pub mod lines;
 pub mod live;
 pub mod recipe;
 pub mod relay;

@@ -3,11 +3,11 @@
 //! a relay it starts as its stdio MCP server (`sharedos-conformance
 //! mcp-relay <socket>`).
 //!
-//! rmcp reads the framing. A line that is not JSON is ignored, as every
-//! official MCP SDK does on stdio: with no id there is nothing to answer,
-//! and answering garbage invites a peer that echoes it into an error storm.
-//! JSON that is not a message is answered `-32600`.
+//! [`LineTransport`] reads and writes the framing: a line that is not JSON
+//! is ignored, and JSON that is not a message is answered `-32600` under
+//! its id, or under `"id": null` when it has no usable one.
 
+use crate::lines::LineTransport;
 use crate::server::McpToolServer;
 use rmcp::ServiceExt;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ pub async fn serve_stream<S>(server: McpToolServer, stream: S, stop: Cancellatio
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let Ok(running) = server.serve_with_ct(stream, stop).await else { return };
+    let (read, write) = tokio::io::split(stream);
+    let Ok(running) = server.serve_with_ct(LineTransport::new(read, write), stop).await else { return };
     let _ = running.waiting().await;
 }
 

@@ -203,6 +203,79 @@ async fn interop_over_http_a_missing_or_wrong_bearer_token_is_401_with_a_challen
     .assert_succeeded();
 }
 
+/// A POST of `body` under the `authorization` header given verbatim: its status.
+async fn post_authorized(url: &str, authorization: &str, body: &str) -> u16 {
+    let request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", authorization)
+        .body(body.to_string());
+    request.send().await.expect("the server answers").status().as_u16()
+}
+
+#[tokio::test]
+async fn interop_over_http_the_bearer_scheme_is_matched_whatever_its_case_and_the_token_exactly() {
+    with_endpoint(|(connection, _)| async move {
+        let (url, token) = http_parts(&connection);
+        for scheme in ["bearer", "BEARER", "Bearer", "bEaReR"] {
+            let status = post_authorized(&url, &format!("{scheme} {token}"), INITIALIZE).await;
+            assert_eq!(status, 200, "RFC 7235 §2.1: the scheme {scheme:?} is case-insensitive");
+        }
+        let refused = [
+            format!("bearer {token}x"),
+            format!("bearer {}", &token[1..]),
+            "bearer not-the-token".to_string(),
+            token.clone(),
+            format!("Basic {token}"),
+            format!("Bearer{token}"),
+            "Bearer".to_string(),
+            "Bearer ".to_string(),
+            String::new(),
+        ];
+        for authorization in refused {
+            assert_eq!(post_authorized(&url, &authorization, INITIALIZE).await, 401, "{authorization:?}");
+        }
+    })
+    .await
+    .assert_succeeded();
+}
+
+/// A DELETE of `session` as a streamable HTTP client ends it: its status.
+async fn delete(url: &str, token: &str, session: Option<&str>) -> u16 {
+    let mut request = reqwest::Client::new().delete(url).header("authorization", format!("Bearer {token}"));
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request.send().await.expect("the server answers").status().as_u16()
+}
+
+#[tokio::test]
+async fn interop_over_http_a_session_delete_is_200_and_a_session_no_longer_known_is_404() {
+    with_endpoint(|(connection, _)| async move {
+        let (url, token) = http_parts(&connection);
+        let response = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("authorization", format!("Bearer {token}"))
+            .body(INITIALIZE)
+            .send()
+            .await
+            .unwrap();
+        let session = response.headers().get("mcp-session-id").expect("initialize opens a session");
+        let session = session.to_str().unwrap().to_string();
+        assert_eq!(delete(&url, &token, Some(&session)).await, 200, "the session is ended, not merely accepted");
+        assert_eq!(delete(&url, &token, Some(&session)).await, 404, "an ended session is unknown");
+        assert_eq!(delete(&url, &token, Some("no-such-session")).await, 404);
+        assert_eq!(delete(&url, &token, None).await, 400, "a DELETE names the session it ends");
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert_eq!(post(&url, Some(&token), Some(&session), list).await.0, 404);
+    })
+    .await
+    .assert_succeeded();
+}
+
 #[tokio::test]
 async fn interop_over_http_an_unknown_session_is_404() {
     with_endpoint(|(connection, _)| async move {

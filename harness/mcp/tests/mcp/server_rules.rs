@@ -5,10 +5,12 @@ use serde_json::{json, Value};
 use sharedos_mcp::bridge::{open_bridge, Bridge};
 use sharedos_mcp::catalog::PublishedCatalog;
 use sharedos_mcp::server::{McpToolServer, ServerIdentity};
+use sharedos_mcp::stdio::serve_stream;
 use sharedos_testkit::world::World;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio_util::sync::CancellationToken;
 
 /// A raw connection to a served catalogue.
 struct Raw {
@@ -24,12 +26,7 @@ fn serve(keep_bridge: bool) -> Raw {
     let identity = ServerIdentity { name: "sharedos".into(), version: "1".into(), instructions: None };
     let server = McpToolServer::new(catalog, sender, &identity);
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        use rmcp::ServiceExt;
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
+    tokio::spawn(serve_stream(server, server_end, CancellationToken::new()));
     let (read, write) = tokio::io::split(client_end);
     Raw { lines: BufReader::new(read).lines(), write, _bridge: keep_bridge.then_some(bridge) }
 }
@@ -75,6 +72,30 @@ async fn d52_an_unknown_method_and_a_call_without_a_name_are_json_rpc_errors_and
     assert_eq!(nameless["error"]["code"], json!(-32602));
     let ping = raw.answer(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
     assert_eq!(ping["result"], json!({}));
+}
+
+#[tokio::test]
+async fn d52_json_that_is_no_message_is_answered_32600_under_its_id_or_under_id_null() {
+    let mut raw = serve(true);
+    raw.initialize("2025-06-18").await;
+    for (line, id) in [
+        (r#"{"foo":"bar"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":{},"nonsense":true}"#, Value::Null),
+        ("[]", Value::Null),
+        ("7", Value::Null),
+        (r#"{"jsonrpc":"2.0","id":"a","nonsense":true}"#, json!("a")),
+        (r#"{"jsonrpc":"2.0","id":5,"nonsense":1}"#, json!(5)),
+    ] {
+        raw.write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        let answer = raw.answer(json!({"jsonrpc": "2.0", "id": "after", "method": "ping"})).await;
+        assert_eq!(answer["error"]["code"], json!(-32600), "{line}: {answer}");
+        // JSON-RPC 2.0 §5: `id` is required on a response, and null when
+        // the request's id could not be read.
+        assert_eq!(answer.get("id"), Some(&id), "{line}: {answer}");
+        let ping = tokio::time::timeout(Duration::from_secs(10), raw.lines.next_line()).await;
+        let ping: Value = serde_json::from_str(&ping.unwrap().unwrap().unwrap()).unwrap();
+        assert_eq!(ping["id"], json!("after"), "the server still serves after {line}");
+    }
 }
 
 #[tokio::test]

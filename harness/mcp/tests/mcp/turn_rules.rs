@@ -4,6 +4,7 @@
 use crate::support::{call, completed, meta, run, runtime, Client, ScriptHarness};
 use futures::FutureExt;
 use serde_json::{json, Value};
+use sharedos_envelope::options::ExecuteOptions;
 use sharedos_kernel::listing::catalog_hash;
 use sharedos_model::audit::AuditType;
 use sharedos_model::execution::ExecutionStatus;
@@ -230,4 +231,36 @@ async fn d51_the_metadata_says_how_the_harness_was_connected() {
     let modelled = run(&world, runtime, world.request(None)).await;
     assert_eq!(meta(&modelled, "model"), Some(json!("m-1")));
     assert_eq!(meta(&modelled, "modelProvider"), Some(json!("p")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_audit_outage_under_a_call_is_json_rpc_32603_and_the_envelope_ends_the_turn_audit_unavailable() {
+    let world = World::baseline();
+    let audit = world.fixtures.audit.clone();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let seat = harness(&seen, move |client, seen| {
+        // The call's authorization decision is the first pre-effect record
+        // the sink refuses: nothing runs, and the host rejects the call
+        // rather than answering it with a tool result.
+        let decided = audit.of_kind(AuditType::AuthorizationChecked).len();
+        audit.fail_from_nth(AuditType::AuthorizationChecked, u64::try_from(decided).unwrap() + 1);
+        async move {
+            let params = rmcp::model::CallToolRequestParams::new("files.read").with_arguments(read_policy());
+            let answer = match client.call_tool(params).await {
+                Err(rmcp::ServiceError::McpError(error)) => json!({ "error": to_json(&error) }),
+                other => json!({ "other": format!("{other:?}") }),
+            };
+            seen.borrow_mut().push(answer);
+            (0, vec![completed()])
+        }
+    });
+    // A drain grace lets the harness read its answer before the envelope
+    // stops the turn it has latched as failed.
+    let executor = world.executor(runtime(seat), 5_000);
+    let result = executor.execute(world.request(None), ExecuteOptions::default()).await.unwrap();
+    let answer = seen.borrow()[0].clone();
+    assert_eq!(answer["error"]["code"], json!(-32603), "an outage is no refusal: {answer}");
+    assert_eq!(result.status, ExecutionStatus::Failed);
+    assert_eq!(result.error.as_ref().map(|e| e.code.as_str()), Some("audit_unavailable"));
+    assert_eq!(events_of(&result, "tool.completed").len(), 0, "no tool result was recorded for the call");
 }
