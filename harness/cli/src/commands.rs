@@ -4,6 +4,7 @@
 use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::baseline::read_baseline;
 use crate::exit::Exit;
+use crate::interrupt::Interrupt;
 use crate::stream::GoldenState;
 use serde_json::json;
 use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
@@ -20,12 +21,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Runs one subcommand and returns how it ended.
-pub fn dispatch(command: Command) -> Exit {
+pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
     match command {
         Command::List(select) => list(&select),
-        Command::Run(args) => run(&args, Mode::Run),
-        Command::Check(args) => run(&args, Mode::Check),
-        Command::Bless(args) => run(&args, Mode::Bless),
+        Command::Run(args) => run(&args, Mode::Run, interrupt),
+        Command::Check(args) => run(&args, Mode::Check, interrupt),
+        Command::Bless(args) => run(&args, Mode::Bless, interrupt),
         Command::Certify(args) => crate::evidence::certify(&args),
         Command::Verify(args) => crate::evidence::verify(&args),
         Command::Diff(args) => crate::evidence::diff(&args),
@@ -100,7 +101,7 @@ fn list(select: &SelectArgs) -> Exit {
     Exit::Success
 }
 
-fn run(args: &RunArgs, mode: Mode) -> Exit {
+fn run(args: &RunArgs, mode: Mode, interrupt: &Interrupt) -> Exit {
     let (suite, planned) = match load(&args.select) {
         Ok(loaded) => loaded,
         Err(exit) => return exit,
@@ -125,6 +126,8 @@ fn run(args: &RunArgs, mode: Mode) -> Exit {
     if let Err(exit) = crate::seat_start::seats_started(&suite, &report.cells) {
         return exit;
     }
+    // From here on only files are written: a signal waits for them.
+    let _writing = interrupt.writing();
     // An extra seat is not the committed matrix: its reports are not written.
     let full = selection == Selection::default() && args.select.seats.is_empty();
     let golden = golden_states(&args.select.root, &suite, &report, mode);

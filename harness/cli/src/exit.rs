@@ -20,6 +20,10 @@ pub enum Exit {
     Io,
     /// The harness itself went wrong; this is a bug to report.
     HarnessBug,
+    /// SIGINT came, and everything the command started was stopped.
+    Interrupted,
+    /// SIGTERM came, and everything the command started was stopped.
+    Terminated,
 }
 
 impl Exit {
@@ -35,6 +39,9 @@ impl Exit {
             Exit::SeatCannotStart => 5,
             Exit::Io => 74,
             Exit::HarnessBug => 70,
+            // The shell's code for a process a signal ended: 128 + its number.
+            Exit::Interrupted => 130,
+            Exit::Terminated => 143,
         }
     }
 }

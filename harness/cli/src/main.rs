@@ -28,6 +28,7 @@ mod commands;
 mod decode;
 mod evidence;
 mod exit;
+mod interrupt;
 mod mcp_seats;
 mod protocol_check;
 mod seat_start;
@@ -44,6 +45,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let cli = args::Cli::parse();
-    let exit = commands::dispatch(cli.command);
-    std::process::ExitCode::from(exit.code())
+    let interrupt = match interrupt::Interrupt::install() {
+        Ok(interrupt) => interrupt,
+        Err(error) => {
+            tell!("error: {error}");
+            return std::process::ExitCode::from(exit::Exit::Io.code());
+        }
+    };
+    let exit = commands::dispatch(cli.command, &interrupt);
+    interrupt.finish(exit)
 }

@@ -84,19 +84,28 @@ fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
     let run = |command: &str| run_in(dir.path(), command);
     assert_eq!(run("check").0, 0);
     let orphan = dir.path().join("golden/forged-grant/gone.adversary-embedded.json");
-    let leftover = dir.path().join("golden/forged-grant/.baseline.adversary-embedded.json.tmp-4242");
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    let ended_writer = ended.id();
+    ended.wait().unwrap();
+    let leftover = dir.path().join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{ended_writer}"));
+    // A write under way in a process that still runs: this test's own.
+    let writing =
+        dir.path().join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{}", std::process::id()));
     let foreign = dir.path().join("golden/forged-grant/baseline.process.someone-else.json");
-    for path in [&orphan, &leftover, &foreign] {
+    for path in [&orphan, &leftover, &writing, &foreign] {
         std::fs::write(path, "{}").unwrap();
     }
     let (code, said) = run("check");
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("gone.adversary-embedded.json: no cell of the suite writes this golden file"), "{said}");
-    assert!(said.contains(".tmp-4242: a temporary file an interrupted write left"), "{said}");
+    assert!(said.contains(&format!(".tmp-{ended_writer}: a temporary file an interrupted write left")), "{said}");
+    assert!(!said.contains(&format!(".tmp-{}", std::process::id())), "a running write is not a leftover: {said}");
     assert!(!said.contains("someone-else"), "another seat's golden file is not ours: {said}");
     let (code, said) = run("bless");
     assert_eq!(code, 0, "{said}");
     assert!(!orphan.exists() && !leftover.exists() && foreign.exists());
+    assert!(writing.exists(), "bless removed another process's write under way");
+    std::fs::remove_file(&writing).unwrap();
     assert_eq!(run("check").0, 0);
 }
 

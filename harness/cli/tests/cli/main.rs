@@ -5,6 +5,7 @@ mod baseline;
 mod decode;
 mod evidence;
 mod hostile;
+mod interrupt;
 mod live_mcp;
 mod protocol;
 mod vendors;

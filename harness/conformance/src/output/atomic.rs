@@ -17,6 +17,28 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// What a temporary file's name holds before its writer's process id.
+const TEMPORARY_MARK: &str = ".tmp-";
+
+/// A temporary file [`write_atomically`] made, by whether its writer runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Temporary {
+    /// Its writer runs (another `run` or `bless` at the same moment): the
+    /// file is that process's to rename or remove, never another's.
+    Writing,
+    /// Its writer has ended: an interrupted write left it, safe to remove.
+    LeftOver,
+}
+
+/// Whether `name` is a temporary file of [`write_atomically`]'s, and whose.
+#[must_use]
+pub fn temporary(name: &str) -> Option<Temporary> {
+    let (_, writer) = name.strip_prefix('.')?.rsplit_once(TEMPORARY_MARK)?;
+    // A process id that never was is nobody's write under way.
+    let running = writer.parse::<u32>().is_ok_and(|pid| Path::new("/proc").join(pid.to_string()).exists());
+    Some(if running { Temporary::Writing } else { Temporary::LeftOver })
+}
+
 /// Writes `bytes` to `path` atomically, creating parent directories.
 ///
 /// # Errors
@@ -27,7 +49,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         fs::create_dir_all(parent).map_err(fail)?;
     }
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
+    let temporary = path.with_file_name(format!(".{file_name}{TEMPORARY_MARK}{}", std::process::id()));
     let written = fs::File::create(&temporary).and_then(|mut file| {
         file.write_all(bytes)?;
         file.sync_all()
@@ -72,5 +94,23 @@ mod tests {
         let leftovers: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_temporary_file_is_left_over_only_once_its_writer_has_ended() {
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        let ended_pid = ended.id();
+        ended.wait().unwrap();
+        let cases = [
+            (format!(".a.json.tmp-{}", std::process::id()), Some(Temporary::Writing)),
+            (format!(".a.json.tmp-{ended_pid}"), Some(Temporary::LeftOver)),
+            (".a.json.tmp-notapid".to_string(), Some(Temporary::LeftOver)),
+            ("a.json".to_string(), None),
+            (".a.json".to_string(), None),
+        ];
+        for (name, expected) in &cases {
+            assert_eq!(temporary(name), *expected, "{name}");
+        }
+        assert_eq!(cases.len(), 5);
     }
 }

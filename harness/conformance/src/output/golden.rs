@@ -5,7 +5,7 @@
 //! newline, so it is deterministic and its diffs read line by line.
 
 use crate::input::file::{read_regular, Links};
-use crate::output::atomic::{write_if_changed, WriteError};
+use crate::output::atomic::{temporary, write_if_changed, Temporary, WriteError};
 use serde::Serialize;
 use serde_json::Value;
 use sharedos_model::canonical::sorted_pretty_json;
@@ -172,8 +172,10 @@ pub fn strays(
             let file = file?;
             let name = file.file_name().to_string_lossy().into_owned();
             let relative = PathBuf::from(case.file_name()).join(&name);
-            if name.starts_with('.') && name.contains(".tmp-") {
-                found.push(Stray::Leftover(golden_dir.join(relative)));
+            if let Some(temporary) = temporary(&name) {
+                if temporary == Temporary::LeftOver {
+                    found.push(Stray::Leftover(golden_dir.join(relative)));
+                }
             } else if name.ends_with(".json") && !expected.contains(&relative) && !foreign(&name) {
                 found.push(Stray::Orphan(golden_dir.join(relative)));
             }

@@ -2,12 +2,13 @@
 """A stand-in runtime for the process seat's tests: one mode per way a
 runtime can behave, or misbehave, under sharedos-runtime/1.
 
-    standin.py MODE
+    standin.py MODE [FILE]
 
 Every mode answers `hello` with `ready` (unless the mode is about the
 handshake) and then handles each `turn` as the mode says.
 """
 import json
+import os
 import sys
 import time
 
@@ -106,14 +107,12 @@ def turn(message):
     global SEEN
     t = message["turn"]
     if MODE == "environment":
-        import os
         complete(t, {"variables": sorted(os.environ)})
     elif MODE == "with_a_child":
         import subprocess
         child = subprocess.Popen(["sleep", "30"])  # in the runtime's process group
         complete(t, {"child": child.pid})
     elif MODE == "affinity":
-        import os
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
     elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report"):
         complete(t, {"done": True})
@@ -189,6 +188,15 @@ def turn(message):
         sys.exit(3)
     elif MODE == "unresponsive":
         time.sleep(30)
+    elif MODE == "hangs_with_a_child":
+        # A child in a session of its own, out of the runtime's process
+        # group, and both pids where the test can find them.
+        import subprocess
+        child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        with open(sys.argv[2] + ".partial", "w") as pids:
+            pids.write("%d %d\n" % (os.getpid(), child.pid))
+        os.rename(sys.argv[2] + ".partial", sys.argv[2])
+        time.sleep(300)
     elif MODE == "flood":
         raw("\n" * 50)
     elif MODE == "line_too_long":

@@ -1,0 +1,144 @@
+//! A signal mid-command: SIGINT or SIGTERM ends `run`, a live MCP turn and
+//! `verify` of an archive with 130 or 143, no process of theirs left
+//! running and no temporary folder left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_sharedos-conformance");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The binary, with its temporary folders made under `temporary`.
+fn binary(temporary: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command.current_dir(root()).env("TMPDIR", temporary);
+    command
+}
+
+/// Waits (a minute at most) until `ready` says so.
+fn wait_until(what: &str, ready: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < Duration::from_secs(60), "{what} never happened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether `pid` is a process that has not ended (a zombie has).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, after)| !after.trim_start().starts_with('Z')))
+}
+
+/// Sends `signal` (`INT` or `TERM`) to `child` and returns its exit code.
+fn interrupt(mut child: Child, signal: &str) -> Option<i32> {
+    let sent = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+    assert!(sent.success());
+    child.wait().unwrap().code()
+}
+
+fn entries(folder: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    found
+}
+
+fn read_pids(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect()
+}
+
+#[test]
+fn sigint_and_sigterm_end_a_run_with_130_and_143_its_runtime_and_the_runtimes_own_child_killed() {
+    let mut ended = 0;
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let temporary = tempfile::tempdir().unwrap();
+        let seats = tempfile::tempdir().unwrap();
+        let pids = seats.path().join("pids");
+        let seat = serde_json::json!({
+            "name": "hangs", "label": "hangs", "kind": "scripted", "command": "python3",
+            "args": ["standin.py", "hangs_with_a_child", pids],
+            "cwd": root().join("harness/process/tests/standins"), "passEnv": ["PATH"],
+        });
+        let seat_file = seats.path().join("hangs.json");
+        std::fs::write(&seat_file, seat.to_string()).unwrap();
+        let child = binary(temporary.path())
+            .args(["run", "--seat"])
+            .arg(&seat_file)
+            .args(["--column", "process:hangs", "--case", "bounded-grant"])
+            .spawn()
+            .unwrap();
+        wait_until("the runtime's turn", || pids.is_file());
+        let [runtime, its_child] = read_pids(&pids)[..] else { panic!("two pids") };
+        assert!(alive(runtime) && alive(its_child));
+        assert_eq!(interrupt(child, signal), Some(code), "SIG{signal}");
+        wait_until("the runtime's end", || !alive(runtime) && !alive(its_child));
+        assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "SIG{signal} left temporary files");
+        ended += 1;
+    }
+    assert_eq!(ended, 2);
+}
+
+#[test]
+fn an_interrupted_verify_of_an_archive_removes_what_it_unpacked() {
+    let temporary = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // Large enough that unpacking it is still under way when the signal
+    // comes: the signal is sent once the unpacked folder has appeared.
+    let big = work.path().join("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(600 << 20).unwrap();
+    let archive = work.path().join("bundle.tar");
+    let packed = Command::new("tar").arg("-C").arg(work.path()).arg("-cf").arg(&archive).arg("big.bin").status();
+    assert!(packed.unwrap().success());
+    let child = binary(temporary.path()).arg("verify").arg(&archive).spawn().unwrap();
+    let unpacking = || {
+        std::fs::read_dir(temporary.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|own| std::fs::read_dir(own.path()).is_ok_and(|mut inside| inside.next().is_some()))
+    };
+    wait_until("the unpacking", unpacking);
+    assert_eq!(interrupt(child, "TERM"), Some(143));
+    assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "the unpacked archive was left");
+}
+
+#[test]
+fn an_interrupted_live_turn_kills_the_cli_and_removes_its_workspace_and_token() {
+    let temporary = tempfile::tempdir().unwrap();
+    let seats = tempfile::tempdir().unwrap();
+    // A CLI that gives its version, and in a turn says where it runs, then
+    // waits for ever in its own place.
+    let cli = seats.path().join("claude");
+    let script = "#!/bin/sh\n[ \"$1\" = --version ] && { echo 1.0.0; exit 0; }\n\
+                  echo \"$$ $PWD\" > \"$(dirname \"$0\")/seen.partial\"\n\
+                  mv \"$(dirname \"$0\")/seen.partial\" \"$(dirname \"$0\")/seen\"\nexec sleep 300\n";
+    std::fs::write(&cli, script).unwrap();
+    let made_executable = Command::new("chmod").arg("+x").arg(&cli).status();
+    assert!(made_executable.unwrap().success());
+    let seat = serde_json::json!({
+        "name": "waits", "label": "waits", "kind": "mcp", "vendor": "claude-code", "model": "scripted",
+        "command": cli, "transport": "http", "passEnv": ["PATH"],
+    });
+    let seat_file = seats.path().join("waits.json");
+    std::fs::write(&seat_file, seat.to_string()).unwrap();
+    let child = binary(temporary.path())
+        .args(["run", "--seat"])
+        .arg(&seat_file)
+        .args(["--column", "mcp:waits", "--case", "bounded-grant"])
+        .spawn()
+        .unwrap();
+    let seen = seats.path().join("seen");
+    wait_until("the CLI's start", || seen.is_file());
+    let text = std::fs::read_to_string(&seen).unwrap();
+    let (pid, cwd) = text.trim().split_once(' ').unwrap();
+    let pid: u32 = pid.parse().unwrap();
+    assert!(cwd.starts_with(temporary.path().to_str().unwrap()), "the workspace is the invocation's: {cwd}");
+    assert_eq!(interrupt(child, "INT"), Some(130));
+    wait_until("the CLI's end", || !alive(pid));
+    assert!(!Path::new(cwd).exists(), "the workspace, with its bearer token, was left");
+    assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new());
+}
