@@ -2,8 +2,8 @@
 # Runs every reader's fuzz test (the proptests named `*never_panic*`) at
 # CASES generated inputs each (default 100000): the codecs' live readers
 # and frame readers, the case, script, seat and baseline readers, the
-# runtime protocol's reader, the manifest and bundle readers, and the MCP
-# server's HTTP gate and stdio framing. Built
+# runtime protocol's reader, the manifest, bundle, archive and DSSE
+# envelope readers, and the MCP server's HTTP gate and stdio framing. Built
 # with the `fuzz` profile (optimised, overflow checks and debug assertions
 # on). A failure prints the minimal input proptest found; add it as a
 # regression test. Figures: reports/fuzz.md.

@@ -2,16 +2,31 @@
 //! order, with fixed headers (mode 0644, no owner, time 0), so one bundle
 //! is always the same bytes. Reading one back unpacks it into a temporary
 //! folder, refusing anything but regular files and folders, paths that
-//! leave the archive, and archives larger than [`MAX_UNPACKED_BYTES`].
+//! leave the archive, and archives larger than [`MAX_UNPACKED_BYTES`],
+//! deeper than [`MAX_DEPTH`] or with more than [`MAX_ENTRIES`] entries.
+//!
+//! Unpacking writes each entry itself rather than through the tar
+//! library's own unpacking, which checks every parent folder of every
+//! entry again and so takes time that grows faster than the archive:
+//! here a name is checked once, component by component, and since only
+//! folders and regular files are ever made, no link can lead a later
+//! entry out of the temporary folder.
 
 use crate::bundle::{BundleFile, WriteError};
-use std::io::Read;
-use std::path::{Component, Path};
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
 
 /// The extension that makes `--out` an archive.
 pub const EXTENSION: &str = "tar";
 /// The most an archive may unpack to.
 pub const MAX_UNPACKED_BYTES: u64 = 1 << 30;
+/// The most folders deep an entry may be: a bundle is four deep at most
+/// (`suite/harness/seats/seat.json`), so this leaves room for any suite
+/// while bounding the work one name can ask for.
+pub const MAX_DEPTH: usize = 64;
+/// The most entries an archive may hold: a bundle holds a few hundred.
+pub const MAX_ENTRIES: usize = 100_000;
 
 /// Whether `path` names an archive rather than a folder.
 #[must_use]
@@ -23,18 +38,19 @@ pub fn is_archive(path: &Path) -> bool {
 #[derive(Debug, thiserror::Error)]
 #[error("unpack {}: {detail}", path.display())]
 pub struct UnpackError {
-    /// The archive.
-    pub path: std::path::PathBuf,
+    /// The archive, as the user named it (never the temporary folder).
+    pub path: PathBuf,
     /// What was wrong.
     pub detail: String,
 }
 
-/// Writes `files` as the archive `out`, all or nothing.
+/// Writes `files` as the archive `out`, all or nothing, never replacing
+/// anything at `out` (even something that appears while it is written).
 ///
 /// # Errors
 /// When `out` exists or cannot be written; nothing is left at `out`.
 pub fn write_archive(out: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
-    if out.exists() {
+    if out.symlink_metadata().is_ok() {
         return Err(WriteError::Exists(out.to_path_buf()));
     }
     let io = |source| WriteError::Io { path: out.to_path_buf(), source };
@@ -50,41 +66,144 @@ pub fn write_archive(out: &Path, files: &[BundleFile]) -> Result<(), WriteError>
         builder.append_data(&mut header, &file.name, file.bytes.as_slice()).map_err(io)?;
     }
     let bytes = builder.into_inner().map_err(io)?;
-    let name = out.file_name().map_or_else(|| "bundle.tar".into(), |n| n.to_string_lossy().into_owned());
-    let staging = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-    let written = std::fs::write(&staging, bytes).and_then(|()| std::fs::rename(&staging, out));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&staging);
+    // A staging file of this process's own, removed when dropped unless
+    // it became `out`; made as `std::fs::write` makes a file (the umask
+    // decides), not private as a temporary file is.
+    let mut staging = tempfile::Builder::new()
+        .prefix(&staging_prefix(out))
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(parent_of(out))
+        .map_err(io)?;
+    staging.write_all(&bytes).and_then(|()| staging.as_file().sync_all()).map_err(io)?;
+    // The final step links the file at `out` only if nothing is there,
+    // atomically: of two writers racing to one path, one wins and the
+    // other is told it exists.
+    match staging.persist_noclobber(out) {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(WriteError::Exists(out.to_path_buf())),
+        Err(e) => Err(io(e.error)),
     }
-    written.map_err(io)
+}
+
+/// The start of a staging name beside `out`: hidden, and carrying this
+/// process's id, so a left-over one says whose it was.
+pub(crate) fn staging_prefix(out: &Path) -> String {
+    let name = out.file_name().map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.partial-{}-", std::process::id())
+}
+
+/// The folder `out` is in (`.` for a bare name).
+pub(crate) fn parent_of(out: &Path) -> &Path {
+    out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Unpacks the archive at `path` into a fresh temporary folder.
 ///
 /// # Errors
-/// When it cannot be read, or holds an entry a bundle never has.
+/// When it cannot be read, or holds an entry a bundle never has; the
+/// error names `path`, never the temporary folder.
 pub fn unpack(path: &Path) -> Result<tempfile::TempDir, UnpackError> {
     let error = |detail: String| UnpackError { path: path.to_path_buf(), detail };
+    // Checked before opening: a FIFO would block the open.
+    let metadata = std::fs::metadata(path).map_err(|e| error(e.to_string()))?;
+    if !metadata.is_file() {
+        return Err(error("not a regular file".to_string()));
+    }
     let file = std::fs::File::open(path).map_err(|e| error(e.to_string()))?;
     let folder = tempfile::tempdir().map_err(|e| error(format!("no temporary folder ({e})")))?;
     let mut archive = tar::Archive::new(file.take(MAX_UNPACKED_BYTES * 2));
     let mut total = 0u64;
-    for entry in archive.entries().map_err(|e| error(format!("not a tar archive ({e})")))? {
+    let entries = archive.entries().map_err(|e| error(format!("not a tar archive ({e})")))?;
+    for (index, entry) in entries.enumerate() {
+        if index >= MAX_ENTRIES {
+            return Err(error(format!("it has more than {MAX_ENTRIES} entries; a bundle has a few hundred")));
+        }
         let mut entry = entry.map_err(|e| error(format!("a truncated or damaged tar archive ({e})")))?;
-        let name = entry.path().map_err(|e| error(format!("an entry with an unreadable name ({e})")))?.into_owned();
-        let shown = name.display().to_string();
-        if !name.components().all(|c| matches!(c, Component::Normal(_))) {
-            return Err(error(format!("entry `{shown}` leaves the archive")));
-        }
-        match entry.header().entry_type() {
-            tar::EntryType::Regular | tar::EntryType::Directory => {}
-            other => return Err(error(format!("entry `{shown}` is a {other:?}, not a file or folder"))),
-        }
-        total += entry.size();
+        total = total.saturating_add(entry.size());
         if total > MAX_UNPACKED_BYTES {
             return Err(error(format!("it unpacks to more than {MAX_UNPACKED_BYTES} bytes")));
         }
-        entry.unpack_in(folder.path()).map_err(|e| error(format!("entry `{shown}` does not unpack ({e})")))?;
+        unpack_entry(&mut entry, folder.path()).map_err(error)?;
     }
     Ok(folder)
+}
+
+/// Writes one entry under `folder`: a folder, or a regular file of exactly
+/// its stated size. The error says why, naming the entry as the archive
+/// does.
+fn unpack_entry<R: Read>(entry: &mut tar::Entry<'_, R>, folder: &Path) -> Result<(), String> {
+    let name = entry.path().map_err(|e| format!("an entry with an unreadable name ({e})"))?.into_owned();
+    let shown = shown_name(&name);
+    let relative = relative_name(&name).map_err(|why| format!("entry `{shown}` {why}"))?;
+    let target = folder.join(&relative);
+    let fails = |e: std::io::Error| format!("entry `{shown}` does not unpack ({e})");
+    match entry.header().entry_type() {
+        tar::EntryType::Directory => std::fs::create_dir_all(&target).map_err(fails),
+        tar::EntryType::Regular if relative.as_os_str().is_empty() => Err(format!("entry `{shown}` has no file name")),
+        tar::EntryType::Regular => {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(fails)?;
+            }
+            // `create_new`: a name the archive holds twice is refused,
+            // not silently overwritten.
+            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&target).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    format!("entry `{shown}` is in the archive twice")
+                } else {
+                    fails(e)
+                }
+            })?;
+            let size = entry.size();
+            let written = std::io::copy(entry, &mut file).map_err(fails)?;
+            if written == size {
+                Ok(())
+            } else {
+                Err(format!(
+                    "a truncated or damaged tar archive (entry `{shown}` ends after {written} of its {size} bytes)"
+                ))
+            }
+        }
+        // Metadata for the whole archive (`git archive` writes one), not a
+        // file: nothing to unpack.
+        tar::EntryType::XGlobalHeader => Ok(()),
+        other => Err(format!("entry `{shown}` is a {other:?}, not a file or folder")),
+    }
+}
+
+/// The entry's path relative to the archive's root: `.` components (as in
+/// `./manifest.json`, which `tar -C bundle -cf x.tar .` writes) dropped,
+/// anything that could leave the root refused, and at most [`MAX_DEPTH`]
+/// components deep.
+fn relative_name(name: &Path) -> Result<PathBuf, String> {
+    let mut relative = PathBuf::new();
+    let mut depth = 0usize;
+    for component in name.components() {
+        match component {
+            Component::CurDir => {}
+            Component::Normal(part) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("is more than {MAX_DEPTH} folders deep; a bundle is a few deep"));
+                }
+                relative.push(part);
+            }
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err("leaves the archive".to_string());
+            }
+        }
+    }
+    Ok(relative)
+}
+
+/// The most characters of an entry's name an error quotes.
+const SHOWN_NAME_CHARS: usize = 120;
+
+/// An entry's name as an error quotes it: a hostile one can be thousands
+/// of characters long, so only its start is shown.
+fn shown_name(name: &Path) -> String {
+    let full = name.display().to_string();
+    match full.char_indices().nth(SHOWN_NAME_CHARS) {
+        Some((cut, _)) => format!("{}…", &full[..cut]),
+        None => full,
+    }
 }

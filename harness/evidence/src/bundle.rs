@@ -1,7 +1,7 @@
 //! A bundle's layout, its evidence lines, and how it is written: into a
 //! hidden sibling folder first, renamed into place once every file is
 //! written, so an interrupted `certify` leaves nothing that looks like a
-//! bundle.
+//! bundle, and never onto something already there.
 //!
 //! ```text
 //! BUNDLE/
@@ -19,6 +19,7 @@ use sharedos_conformance::grade::evidence::GradingEvidence;
 use sharedos_conformance::input::file::{self, Links};
 use sharedos_conformance::output::golden::CellKey;
 use sharedos_conformance::output::manifest::Cell;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The statement.
@@ -84,37 +85,63 @@ pub enum WriteError {
     },
 }
 
-/// Writes `files` as the bundle `out`, all or nothing.
+/// Writes `files` as the bundle `out`, all or nothing, never replacing
+/// anything at `out` (even something that appears while it is written).
 ///
 /// # Errors
 /// When `out` exists or a file cannot be written; nothing is left at `out`.
 pub fn write_bundle(out: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
-    if out.exists() {
+    if out.symlink_metadata().is_ok() {
         return Err(WriteError::Exists(out.to_path_buf()));
     }
-    let name = out.file_name().map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
-    let staging = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-    let written = write_all(&staging, files).and_then(|()| {
-        std::fs::rename(&staging, out).map_err(|source| WriteError::Io { path: out.to_path_buf(), source })
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    written
+    let io = |source| WriteError::Io { path: out.to_path_buf(), source };
+    // A staging folder of this process's own, removed when dropped unless
+    // it became `out`; made as `create_dir` makes one (the umask decides),
+    // not private as a temporary folder is.
+    let staging = tempfile::Builder::new()
+        .prefix(&crate::archive::staging_prefix(out))
+        .permissions(std::fs::Permissions::from_mode(0o777))
+        .tempdir_in(crate::archive::parent_of(out))
+        .map_err(io)?;
+    write_all(staging.path(), out, files)?;
+    put_in_place(staging, out)
 }
 
-fn write_all(staging: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| WriteError::Io { path, source }
-    };
-    std::fs::create_dir_all(staging).map_err(io(staging))?;
+/// The final step, atomic and never replacing. A rename replaces an empty
+/// folder at its target, so `out` is first claimed by making it an empty
+/// folder, which fails when anything is there: of two writers racing to
+/// one path, one wins and the other is told it exists. The rename then
+/// replaces only the folder this call made.
+fn put_in_place(staging: tempfile::TempDir, out: &Path) -> Result<(), WriteError> {
+    match std::fs::create_dir(out) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(WriteError::Exists(out.to_path_buf())),
+        Err(source) => return Err(WriteError::Io { path: out.to_path_buf(), source }),
+    }
+    match std::fs::rename(staging.path(), out) {
+        Ok(()) => {
+            // Renamed away: nothing is left at the staging path to remove.
+            let _ = staging.keep();
+            Ok(())
+        }
+        Err(source) => {
+            // Only the empty claim is removed; `staging` removes itself.
+            let _ = std::fs::remove_dir(out);
+            Err(WriteError::Io { path: out.to_path_buf(), source })
+        }
+    }
+}
+
+/// Writes every file under `staging`; an error names the file as it
+/// would be at `out`, not in the staging folder, which is gone by then.
+fn write_all(staging: &Path, out: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
     for file in files {
+        let io = |source| WriteError::Io { path: out.join(&file.name), source };
         let path = staging.join(&file.name);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
+            std::fs::create_dir_all(parent).map_err(io)?;
         }
-        std::fs::write(&path, &file.bytes).map_err(io(&path))?;
+        std::fs::write(&path, &file.bytes).map_err(io)?;
     }
     Ok(())
 }

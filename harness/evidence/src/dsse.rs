@@ -7,21 +7,27 @@
 //! (`openssl genpkey -algorithm ed25519`), SubjectPublicKeyInfo for the
 //! public one (`openssl pkey -pubout`).
 
-use base64::engine::general_purpose::STANDARD;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
 use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
+use sharedos_conformance::input::file::{read_regular_capped, Links};
 use std::path::{Path, PathBuf};
 
 /// The payload type of an in-toto statement.
 pub const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+/// The most a key file may hold: a PEM Ed25519 key is under 1 KiB, and a
+/// path that names something larger (or endless, like `/dev/zero`) is
+/// not a key.
+pub const MAX_KEY_BYTES: u64 = 64 << 10;
 
 /// A DSSE envelope.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Envelope {
-    /// The payload, base64 (standard alphabet, padded).
+    /// The payload, base64: written in the standard alphabet, padded; read
+    /// in either alphabet, padded or not, as DSSE allows.
     pub payload: String,
     /// What the payload is.
     pub payload_type: String,
@@ -36,7 +42,7 @@ pub struct EnvelopeSignature {
     /// SHA-256 of the raw public key, hex: which key signed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keyid: Option<String>,
-    /// The signature, base64.
+    /// The signature, base64 (as the payload).
     pub sig: String,
 }
 
@@ -75,22 +81,38 @@ pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
 /// Reads a PKCS#8 PEM Ed25519 private key.
 ///
 /// # Errors
-/// When the file cannot be read or holds no such key.
+/// When the file is not a small regular file, cannot be read, or holds no
+/// such key.
 pub fn read_signing_key(path: &Path) -> Result<SigningKey, KeyError> {
     let error = |detail: String| KeyError { path: path.to_path_buf(), detail };
-    let pem = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+    let pem = read_key_file(path).map_err(error)?;
     SigningKey::from_pkcs8_pem(&pem).map_err(|e| error(format!("expected a PKCS#8 PEM Ed25519 private key ({e})")))
 }
 
 /// Reads a SubjectPublicKeyInfo PEM Ed25519 public key.
 ///
 /// # Errors
-/// When the file cannot be read or holds no such key.
+/// When the file is not a small regular file, cannot be read, or holds no
+/// such key.
 pub fn read_verifying_key(path: &Path) -> Result<VerifyingKey, KeyError> {
     let error = |detail: String| KeyError { path: path.to_path_buf(), detail };
-    let pem = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+    let pem = read_key_file(path).map_err(error)?;
     VerifyingKey::from_public_key_pem(&pem)
         .map_err(|e| error(format!("expected a SubjectPublicKeyInfo PEM Ed25519 public key ({e})")))
+}
+
+/// The text of the key file the user named: a regular file (a link to one
+/// is followed) of at most [`MAX_KEY_BYTES`], so a FIFO, a device or a
+/// folder is refused at once rather than read.
+fn read_key_file(path: &Path) -> Result<String, String> {
+    let bytes = read_regular_capped(path, Links::Follow, MAX_KEY_BYTES).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "expected a PEM key, which is text (it is not UTF-8)".to_string())
+}
+
+/// Decodes DSSE base64: the standard or the URL-safe alphabet, padded or
+/// not (the two alphabets are not mixed in one value).
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD].iter().find_map(|engine| engine.decode(text).ok())
 }
 
 /// The key id the envelope names a key by.
@@ -119,7 +141,7 @@ impl Envelope {
     /// # Errors
     /// When the payload is not base64.
     pub fn payload_bytes(&self) -> Result<Vec<u8>, EnvelopeError> {
-        STANDARD.decode(&self.payload).map_err(|_| EnvelopeError::PayloadNotBase64)
+        decode_base64(&self.payload).ok_or(EnvelopeError::PayloadNotBase64)
     }
 
     /// Checks that some signature verifies with `key`; returns the payload.
@@ -133,7 +155,7 @@ impl Envelope {
         let payload = self.payload_bytes()?;
         let signed = pae(&self.payload_type, &payload);
         let valid = self.signatures.iter().any(|s| {
-            let bytes = STANDARD.decode(&s.sig).ok();
+            let bytes = decode_base64(&s.sig);
             let signature = bytes.and_then(|b| Signature::from_slice(&b).ok());
             signature.is_some_and(|sig| key.verify(&signed, &sig).is_ok())
         });

@@ -104,7 +104,8 @@ pub enum Failure {
         /// Stated.
         found: String,
     },
-    /// A summary of the manifest that its own cells do not give.
+    /// A summary (the manifest's reason-code coverage, the statement's
+    /// count of verdicts) that the bundle's own cells do not give.
     #[error("{place}: {found}, expected {expected} ({what})")]
     Summary {
         /// Where.

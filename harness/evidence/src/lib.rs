@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod bundle;
 pub mod certify;
+mod claims;
 pub mod compare;
 pub mod dsse;
 pub mod environment;

@@ -5,7 +5,6 @@
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
 use crate::failure::{Failure, Place};
-use crate::statement::Statement;
 use serde_json::Value;
 use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
 use sharedos_conformance::input::loader::Suite;
@@ -91,19 +90,19 @@ fn differ(graded: &Cell, stated: &Cell, mut place: Place, key: &CellKey) -> Opti
     })
 }
 
-/// Every cell of the suite for the manifest's columns is there, and
-/// nothing else is; declared cells are the ones the suite declares.
+/// Every cell of the suite for the Adversary and the `certified` column
+/// (see [`crate::claims::certified_column`]) is there, and nothing else
+/// is; declared cells are the ones the suite declares.
 pub fn check_complete(
-    statement: &Statement,
+    certified: &str,
     manifest: &Manifest,
     suite: &Suite,
     lines: &[EvidenceLine],
     failures: &mut Vec<Failure>,
 ) {
-    let certified = &statement.predicate.column.id;
     let mut ids = vec![ADVERSARY_ID.to_string()];
     if certified != ADVERSARY_ID {
-        ids.push(certified.clone());
+        ids.push(certified.to_string());
     }
     let stated_ids: Vec<String> = manifest.columns.iter().map(|c| c.id.clone()).collect();
     if stated_ids != ids {

@@ -4,14 +4,17 @@
 
 use crate::environment::Environment;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use sharedos_model::record::ExecutionRecord;
 use std::collections::BTreeMap;
 
 /// `_type` of an in-toto Statement v1.
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 /// The predicate type of a certification.
 pub const PREDICATE_TYPE: &str = "https://sharedos-conformance.dev/certification/v1";
+/// The harness that certifies (`predicate.harness.name`).
+pub const HARNESS_NAME: &str = "sharedos-conformance";
 
 /// An in-toto Statement v1 whose predicate is a [`Certification`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,7 +76,7 @@ pub struct Certification {
     pub world_set_hash: String,
     /// Hash over every run cell's record hashes.
     pub evidence_root: String,
-    /// The runtime's own manifest, as its records carry it.
+    /// The runtime's own manifest, as its records carry it ([`runtime_of`]).
     pub runtime: Value,
     /// Where it ran.
     pub environment: Environment,
@@ -108,4 +111,19 @@ pub struct CertifiedColumn {
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// The statement's `runtime`: who ran the certified column, as its first
+/// record names it (`null` when the column has no record).
+#[must_use]
+pub fn runtime_of(record: Option<&ExecutionRecord>) -> Value {
+    record.map_or(Value::Null, |r| {
+        json!({
+            "adapterId": r.system.adapter_id,
+            "adapterVersion": r.system.adapter_version,
+            "model": r.system.model,
+            "modelProvider": r.system.model_provider,
+            "protocolVersion": r.system.protocol_version,
+        })
+    })
 }

@@ -1,19 +1,25 @@
 //! `verify`: a bundle checked offline, from itself alone. Digests first,
 //! then the signature, then every hash recomputed, every verdict graded
-//! again from its evidence, and every cell of the suite accounted for.
+//! again from its evidence, every cell of the suite accounted for, and
+//! every field of the statement checked against the files (see
+//! [`crate::claims`]).
 
 use crate::bundle::{
     list_files, read_regular, EvidenceLine, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR,
 };
 use crate::dsse::Envelope;
 use crate::failure::{Failure, Place};
-use crate::statement::{sha256_hex, Statement};
+use crate::statement::{sha256_hex, Statement, Subject};
 use ed25519_dalek::VerifyingKey;
 use serde::de::DeserializeOwned;
 use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::manifest::Manifest;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The one digest algorithm a subject states.
+const SHA256: &str = "sha256";
 
 /// What to check besides the bundle itself.
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,25 +78,46 @@ pub struct VerifyError {
 /// # Errors
 /// When it is not a readable bundle (no folder, an archive that does not
 /// unpack, no statement, or a statement that is not one); everything else
-/// is a [`Failure`].
+/// is a [`Failure`]. The error names `bundle`, never the temporary folder
+/// an archive is unpacked into.
 pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
     if crate::archive::is_archive(bundle) && bundle.is_file() {
         let unpacked =
             crate::archive::unpack(bundle).map_err(|e| VerifyError { path: bundle.to_path_buf(), detail: e.detail })?;
-        return verify_folder(unpacked.path(), options);
+        return verify_folder(unpacked.path(), Given { path: bundle, archive: true }, options);
     }
-    verify_folder(bundle, options)
+    verify_folder(bundle, Given { path: bundle, archive: false }, options)
 }
 
-fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
-    let statement_path = bundle.join(STATEMENT_FILE);
-    let unreadable = |detail: String| VerifyError { path: statement_path.clone(), detail };
-    let statement_bytes = read_regular(&statement_path).map_err(|e| unreadable(e.to_string()))?;
+/// The bundle as the user named it, for errors: a folder's file is named
+/// by its path, an archive's by the archive and its name inside it, as
+/// the folder it was unpacked into is gone by the time the error is read.
+#[derive(Debug, Clone, Copy)]
+struct Given<'a> {
+    path: &'a Path,
+    archive: bool,
+}
+
+impl Given<'_> {
+    fn error(self, file: Option<&str>, detail: String) -> VerifyError {
+        match file {
+            Some(file) if self.archive => {
+                VerifyError { path: self.path.to_path_buf(), detail: format!("{file}: {detail}") }
+            }
+            Some(file) => VerifyError { path: self.path.join(file), detail },
+            None => VerifyError { path: self.path.to_path_buf(), detail },
+        }
+    }
+}
+
+fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
+    let unreadable = |detail: String| given.error(Some(STATEMENT_FILE), detail);
+    let statement_bytes = read_regular(&bundle.join(STATEMENT_FILE)).map_err(|e| unreadable(e.to_string()))?;
     let statement: Statement = serde_json::from_slice(&statement_bytes)
         .map_err(|e| unreadable(format!("expected an in-toto Statement v1 ({e})")))?;
     let mut failures = Vec::new();
-    check_subjects(bundle, &statement, &mut failures)
-        .map_err(|e| VerifyError { path: bundle.to_path_buf(), detail: e.to_string() })?;
+    crate::claims::check_constants(&statement, &mut failures);
+    check_subjects(bundle, &statement, &mut failures).map_err(|e| given.error(None, e.to_string()))?;
     let signature = check_signature(bundle, &statement_bytes, options.key, &mut failures);
     let mut regraded = 0;
     let manifest: Option<Manifest> = parse_document(bundle, MANIFEST_FILE, "a conformance manifest", &mut failures);
@@ -105,10 +132,12 @@ fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verificati
         }
     };
     if let (Some(manifest), Some(lines), Some(suite)) = (&manifest, &lines, &suite) {
+        let certified = crate::claims::certified_column(&statement, manifest);
         crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
         regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
-        crate::regrade::check_complete(&statement, manifest, suite, lines, &mut failures);
+        crate::regrade::check_complete(&certified, manifest, suite, lines, &mut failures);
         crate::regrade::check_coverage(manifest, &mut failures);
+        crate::claims::check_column(&statement, manifest, suite, lines, &mut failures);
     }
     if let (Some(other), Some(suite)) = (options.suite, &suite) {
         check_suite(other, suite, &mut failures);
@@ -116,34 +145,59 @@ fn verify_folder(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verificati
     Ok(Verification { failures, regraded, signature })
 }
 
-/// Every listed file is there with its digest, and every file is listed.
+/// Every listed file is there with its digest, listed once, and every
+/// file is listed. A name listed many times is reported once and its file
+/// read once, however long the list.
 fn check_subjects(bundle: &Path, statement: &Statement, failures: &mut Vec<Failure>) -> std::io::Result<()> {
     let present = list_files(bundle)?;
-    for subject in &statement.subject {
-        let place = Place::file(&subject.name);
-        // A subject naming a path outside the bundle is never read.
-        if subject.name.split('/').any(|p| p == ".." || p == "." || p.is_empty()) {
-            failures.push(Failure::Unparsable { place, expected: "a path inside the bundle".to_string() });
-            continue;
+    let mut listed: BTreeMap<&str, (usize, &Subject, usize)> = BTreeMap::new();
+    for (index, subject) in statement.subject.iter().enumerate() {
+        listed.entry(subject.name.as_str()).or_insert((index, subject, 0)).2 += 1;
+    }
+    for (name, (index, subject, count)) in &listed {
+        if *count > 1 {
+            failures.push(Failure::Unparsable {
+                place: Place::at(STATEMENT_FILE, format!("/subject/{index}/name")),
+                expected: format!("each file listed once (`{name}` is listed {count} times)"),
+            });
         }
-        match read_regular(&bundle.join(&subject.name)) {
-            Ok(bytes) => {
-                let found = sha256_hex(&bytes);
-                let expected = subject.sha256().unwrap_or_default().to_string();
-                if found != expected {
-                    failures.push(Failure::Digest { place, expected, found });
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => failures.push(Failure::MissingFile { place }),
-            Err(e) => failures.push(Failure::Unparsable { place, expected: format!("a regular file ({e})") }),
-        }
+        check_subject(bundle, *index, subject, failures);
     }
     for name in present.iter().filter(|n| *n != STATEMENT_FILE && *n != ENVELOPE_FILE) {
-        if !statement.subject.iter().any(|s| &s.name == name) {
+        if !listed.contains_key(name.as_str()) {
             failures.push(Failure::Unlisted { place: Place::file(name) });
         }
     }
     Ok(())
+}
+
+/// One subject's file is there, with the one digest it states.
+fn check_subject(bundle: &Path, index: usize, subject: &Subject, failures: &mut Vec<Failure>) {
+    let place = Place::file(&subject.name);
+    // A subject naming a path outside the bundle is never read.
+    if subject.name.split('/').any(|p| p == ".." || p == "." || p.is_empty()) {
+        failures.push(Failure::Unparsable { place, expected: "a path inside the bundle".to_string() });
+        return;
+    }
+    // A digest this verifier does not compute would be a claim left
+    // unchecked: only SHA-256 is stated.
+    for algorithm in subject.digest.keys().filter(|a| *a != SHA256) {
+        failures.push(Failure::Unparsable {
+            place: Place::at(STATEMENT_FILE, format!("/subject/{index}/digest/{}", crate::claims::escape(algorithm))),
+            expected: format!("only a `{SHA256}` digest, the one this verifier computes"),
+        });
+    }
+    match read_regular(&bundle.join(&subject.name)) {
+        Ok(bytes) => {
+            let found = sha256_hex(&bytes);
+            let expected = subject.sha256().unwrap_or_default().to_string();
+            if found != expected {
+                failures.push(Failure::Digest { place, expected, found });
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => failures.push(Failure::MissingFile { place }),
+        Err(e) => failures.push(Failure::Unparsable { place, expected: format!("a regular file ({e})") }),
+    }
 }
 
 /// The envelope's payload is the statement, signed by `key`.
@@ -154,13 +208,22 @@ fn check_signature(
     failures: &mut Vec<Failure>,
 ) -> SignatureCheck {
     let place = Place::file(ENVELOPE_FILE);
-    let Ok(bytes) = read_regular(&bundle.join(ENVELOPE_FILE)) else {
-        if key.is_some() {
-            let detail = "the bundle is not signed, and --key asks for a signature".to_string();
-            failures.push(Failure::Signature { place, detail });
+    let bytes = match read_regular(&bundle.join(ENVELOPE_FILE)) {
+        Ok(bytes) => bytes,
+        // Only an envelope that is not there at all is no signature: one
+        // that is a link, a FIFO or a folder is a damaged bundle.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if key.is_some() {
+                let detail = "the bundle is not signed, and --key asks for a signature".to_string();
+                failures.push(Failure::Signature { place, detail });
+                return SignatureCheck::Failed;
+            }
+            return SignatureCheck::Unsigned;
+        }
+        Err(e) => {
+            failures.push(Failure::Unparsable { place, expected: format!("a DSSE envelope, a regular file ({e})") });
             return SignatureCheck::Failed;
         }
-        return SignatureCheck::Unsigned;
     };
     let envelope: Envelope = match serde_json::from_slice(&bytes) {
         Ok(envelope) => envelope,

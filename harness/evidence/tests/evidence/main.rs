@@ -7,5 +7,6 @@ mod diff;
 mod fuzz_readers;
 mod schemas;
 mod signature;
+mod statement_fields;
 mod support;
 mod tampering;

@@ -119,3 +119,98 @@ fn openssl_verifies_the_envelope_with_the_public_key() {
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success() && said.contains("Signature Verified Successfully"), "{said}");
 }
+
+/// A copy of the signed bundle whose envelope is replaced by `make`.
+fn with_envelope(scratch: &Path, make: impl FnOnce(&Path)) -> PathBuf {
+    let copy = scratch.join("signed");
+    for name in sharedos_evidence::bundle::list_files(signed_bundle()).unwrap() {
+        let target = copy.join(&name);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(signed_bundle().join(&name), target).unwrap();
+    }
+    let envelope = copy.join(ENVELOPE_FILE);
+    std::fs::remove_file(&envelope).unwrap();
+    make(&envelope);
+    copy
+}
+
+/// What the failure says, and how the envelope is made.
+type Make = (&'static str, fn(&Path));
+
+#[test]
+fn an_envelope_that_is_a_link_a_fifo_or_a_folder_fails_and_is_not_unsigned() {
+    let makes: [Make; 3] = [
+        // A link to a good envelope outside the bundle: never followed.
+        ("a symbolic link", |at| std::os::unix::fs::symlink(signed_bundle().join(ENVELOPE_FILE), at).unwrap()),
+        ("not a regular file", crate::support::mkfifo),
+        ("not a regular file", |at| std::fs::create_dir(at).unwrap()),
+    ];
+    for (why, make) in makes {
+        let dir = scratch();
+        let bundle = with_envelope(dir.path(), make);
+        let verification = verify(&bundle, VerifyOptions::default()).unwrap();
+        assert_eq!(verification.signature, SignatureCheck::Failed, "{why}");
+        let named = verification.failures.iter().find(|f| f.place().file == ENVELOPE_FILE);
+        assert!(named.is_some_and(|f| f.to_string().contains(why)), "{why}: {:?}", verification.failures);
+    }
+}
+
+#[test]
+fn an_envelope_in_url_safe_base64_padded_or_not_verifies() {
+    use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
+    let written: Envelope =
+        serde_json::from_slice(&std::fs::read(signed_bundle().join(ENVELOPE_FILE)).unwrap()).unwrap();
+    let (payload, sig) =
+        (STANDARD.decode(&written.payload).unwrap(), STANDARD.decode(&written.signatures[0].sig).unwrap());
+    for engine in [URL_SAFE, URL_SAFE_NO_PAD] {
+        let mut envelope = written.clone();
+        envelope.payload = engine.encode(&payload);
+        envelope.signatures[0].sig = engine.encode(&sig);
+        let dir = scratch();
+        let bundle =
+            with_envelope(dir.path(), |at| std::fs::write(at, serde_json::to_vec(&envelope).unwrap()).unwrap());
+        let public = key(1).verifying_key();
+        let verification = verify(&bundle, VerifyOptions { key: Some(&public), ..VerifyOptions::default() }).unwrap();
+        assert_eq!(verification.failures, vec![]);
+        assert_eq!(verification.signature, SignatureCheck::Verified);
+    }
+    // Written in the standard alphabet, padded.
+    assert!(written.signatures[0].sig.ends_with("=="), "{}", written.signatures[0].sig);
+}
+
+/// Reads `path` as both kinds of key on another thread; the error each
+/// gives, or a panic when one does not come within a few seconds.
+fn key_errors(path: &Path) -> (String, String) {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let owned = path.to_path_buf();
+    std::thread::spawn(move || {
+        let signing = read_signing_key(&owned).map(|_| ()).unwrap_err().to_string();
+        let verifying = read_verifying_key(&owned).map(|_| ()).unwrap_err().to_string();
+        let _ = sender.send((signing, verifying));
+    });
+    receiver.recv_timeout(std::time::Duration::from_secs(5)).expect("the key reader did not return within 5 s")
+}
+
+#[test]
+fn a_key_path_that_is_a_fifo_a_device_a_folder_or_too_large_is_refused_at_once() {
+    let dir = scratch();
+    let fifo = dir.path().join("fifo.pem");
+    crate::support::mkfifo(&fifo);
+    let large = dir.path().join("large.pem");
+    let pem = key(3).to_pkcs8_pem(LineEnding::LF).unwrap();
+    // A real key, then more than the cap of padding: refused by size.
+    std::fs::write(&large, format!("{}{}", pem.as_str(), "\n".repeat(64 << 10))).unwrap();
+    let cases = [
+        (fifo.as_path(), "not a regular file"),
+        (Path::new("/dev/zero"), "not a regular file"),
+        (dir.path(), "not a regular file"),
+        (large.as_path(), "larger than 64 KiB"),
+    ];
+    for (path, why) in cases {
+        let (signing, verifying) = key_errors(path);
+        for error in [signing, verifying] {
+            assert!(error.starts_with(&format!("read the key {}: ", path.display())), "{error}");
+            assert!(error.contains(why), "{error}");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! copied into a scratch folder for each test that edits it.
 
 use sharedos_conformance::input::loader::load_suite;
-use sharedos_evidence::bundle::{list_files, STATEMENT_FILE};
+use sharedos_evidence::bundle::{list_files, ENVELOPE_FILE, STATEMENT_FILE};
 use sharedos_evidence::certify::{certify, CertifyRequest};
 use sharedos_evidence::statement::{Statement, Subject};
 use sharedos_evidence::verify::{verify, Verification, VerifyOptions};
@@ -76,4 +76,18 @@ pub fn codes(verification: &Verification) -> Vec<&'static str> {
     codes.sort_unstable();
     codes.dedup();
     codes
+}
+
+/// Signs the bundle's statement, as it now is, with `key`: what someone
+/// holding the key would do after editing the statement.
+pub fn resign(bundle: &Path, key: &ed25519_dalek::SigningKey) {
+    let statement = std::fs::read(bundle.join(STATEMENT_FILE)).unwrap();
+    let envelope = sharedos_evidence::dsse::sign(&statement, key);
+    std::fs::write(bundle.join(ENVELOPE_FILE), serde_json::to_vec_pretty(&envelope).unwrap()).unwrap();
+}
+
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.unwrap().success(), "mkfifo {}", path.display());
 }
