@@ -27,7 +27,7 @@ pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
         Command::Run(args) => run(&args, Mode::Run, interrupt),
         Command::Check(args) => run(&args, Mode::Check, interrupt),
         Command::Bless(args) => run(&args, Mode::Bless, interrupt),
-        Command::Certify(args) => crate::evidence::certify(&args),
+        Command::Certify(args) => crate::evidence::certify(&args, interrupt),
         Command::Verify(args) => crate::evidence::verify(&args),
         Command::Diff(args) => crate::evidence::diff(&args),
         Command::Decode(args) => crate::decode::decode(&args),

@@ -2,15 +2,16 @@
 
 use crate::args::{CertifyArgs, DiffArgs, DiffFormat, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
+use crate::interrupt::Interrupt;
 use serde_json::json;
 use sharedos_conformance::input::baseline::BaselineVerdict;
 use sharedos_conformance::input::loader::{load_seat, load_suite};
 use sharedos_evidence::bundle::WriteError;
-use sharedos_evidence::certify::{certify as run_certify, CertifyError, CertifyRequest};
+use sharedos_evidence::certify::{prepare, CertifyError, CertifyRequest};
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
 use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
 
-pub fn certify(args: &CertifyArgs) -> Exit {
+pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
     let invalid = |error: &dyn std::fmt::Display| {
         tell!("error: {error}");
         Exit::InvalidInput
@@ -21,10 +22,15 @@ pub fn certify(args: &CertifyArgs) -> Exit {
     };
     let mut column = args.column.clone();
     if let Some(file) = &args.seat {
-        let seat = match load_seat(file) {
+        let mut seat = match load_seat(file) {
             Ok(seat) => seat,
             Err(error) => return invalid(&error),
         };
+        // The bundle reads the seat's file again, from `--root` when its
+        // path is relative; this one was named from the current folder.
+        if let Ok(absolute) = std::path::absolute(&seat.file) {
+            seat.file = absolute;
+        }
         column.get_or_insert_with(|| seat.column_id.clone());
         if let Err(error) = suite.add_seat(seat) {
             return invalid(&error);
@@ -57,7 +63,13 @@ pub fn certify(args: &CertifyArgs) -> Exit {
         sign_key: key.as_ref(),
         out: &args.out,
     };
-    match run_certify(request) {
+    let written = prepare(request).and_then(|prepared| {
+        // Only the writing waits for a signal's clean-up: the run is
+        // stopped mid-way, a bundle is written whole or not at all.
+        let _writing = interrupt.writing();
+        prepared.write()
+    });
+    match written {
         Ok(certified) => {
             let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
             say!("{column}  {}", counts.join("  "));
@@ -87,8 +99,8 @@ pub fn certify(args: &CertifyArgs) -> Exit {
             tell!("error: failed to {error}");
             match error {
                 CertifyError::UnknownColumn(_) | CertifyError::Write(WriteError::Exists(_)) => Exit::Usage,
-                CertifyError::Suite(_) => Exit::InvalidInput,
-                CertifyError::Read { .. } | CertifyError::Write(WriteError::Io { .. }) => Exit::Io,
+                CertifyError::Suite(_) | CertifyError::Read { .. } => Exit::InvalidInput,
+                CertifyError::Write(WriteError::Io { .. }) => Exit::Io,
                 CertifyError::Run(_) | CertifyError::Canonical(_) => Exit::HarnessBug,
             }
         }
@@ -120,7 +132,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     match args.format {
         VerifyFormat::Human => {
             for failure in &verification.failures {
-                say!("FAIL {}", crate::terminal::one_line(&failure.to_string()));
+                say!("FAIL {}", sharedos_conformance::output::printable::one_line(&failure.to_string()));
             }
             if verification.verified() {
                 say!("verified: {} cells graded again; signature {signature}", verification.regraded);
@@ -163,6 +175,8 @@ pub fn diff(args: &DiffArgs) -> Exit {
         (Err(exit), _) | (_, Err(exit)) => return exit,
     };
     let compared = diff(&before, &after);
+    // Only the changes are printed: the manifests are let go first.
+    drop((before, after));
     match args.format {
         DiffFormat::Human => say!("{}", render::human(&compared).trim_end_matches('\n')),
         DiffFormat::Markdown => say!("{}", render::markdown(&compared).trim_end_matches('\n')),

@@ -1,6 +1,6 @@
 //! What a run leaves behind: golden snapshots and their comparison, the
 //! manifest, its reason-code coverage and its Markdown, evidence lines,
-//! and files written atomically.
+//! files written atomically, and untrusted text made printable.
 
 pub mod atomic;
 pub mod coverage;
@@ -8,5 +8,6 @@ pub mod evidence;
 pub mod golden;
 pub mod manifest;
 pub mod markdown;
+pub mod printable;
 pub mod report;
 pub mod snapshot;

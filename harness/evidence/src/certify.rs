@@ -7,9 +7,11 @@ use crate::bundle::{
 };
 use crate::dsse::sign;
 use crate::environment::Environment;
-use crate::statement::{Certification, CertifiedColumn, Statement, Subject, Tool, PREDICATE_TYPE, STATEMENT_TYPE};
+use crate::statement::{
+    runtime_of, Certification, CertifiedColumn, Statement, Subject, Tool, HARNESS_NAME, PREDICATE_TYPE, STATEMENT_TYPE,
+};
 use ed25519_dalek::SigningKey;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::input::error::LoadError;
 use sharedos_conformance::input::loader::{suite_documents, Suite};
@@ -28,7 +30,8 @@ use std::path::{Path, PathBuf};
 pub struct CertifyRequest<'a> {
     /// The suite, with any extra seat added.
     pub suite: &'a Suite,
-    /// The folder it was loaded from.
+    /// The folder it was loaded from: its documents and its seats' files
+    /// (when their paths are relative) are read from there.
     pub root: &'a Path,
     /// The column to certify.
     pub column_id: &'a str,
@@ -81,11 +84,47 @@ pub enum CertifyError {
     Write(#[from] WriteError),
 }
 
-/// Runs the certification and writes its bundle.
+/// Runs the certification and writes its bundle: [`prepare`], then
+/// [`Prepared::write`].
 ///
 /// # Errors
 /// See [`CertifyError`]; nothing is written at `out` on error.
 pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
+    prepare(request)?.write()
+}
+
+/// A bundle made in memory, not yet written.
+#[derive(Debug)]
+#[must_use]
+pub struct Prepared {
+    files: Vec<BundleFile>,
+    out: PathBuf,
+    summary: BTreeMap<String, usize>,
+    cells: Vec<(CellKey, CellStatus)>,
+}
+
+impl Prepared {
+    /// Writes the bundle at the request's `out`, where nothing may be.
+    ///
+    /// # Errors
+    /// When it cannot be written; nothing is left at `out` then.
+    pub fn write(self) -> Result<Certified, CertifyError> {
+        if crate::archive::is_archive(&self.out) {
+            crate::archive::write_archive(&self.out, &self.files)?;
+        } else {
+            write_bundle(&self.out, &self.files)?;
+        }
+        Ok(Certified { summary: self.summary, cells: self.cells, files: self.files.len() })
+    }
+}
+
+/// Runs the certification and makes its bundle in memory. Kept apart
+/// from the writing so a caller can hold off an interruption for the
+/// writing alone, never for the run.
+///
+/// # Errors
+/// See [`CertifyError`]; nothing is written.
+pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     let column = columns(&request.suite.seats)
         .into_iter()
         .find(|c| c.id == request.column_id)
@@ -97,6 +136,9 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
     if column.id != ADVERSARY_ID {
         ids.push(column.id.clone());
     }
+    // Every file the bundle carries is read before the matrix runs: one
+    // that cannot be read fails in a moment, not after the whole run.
+    let suite = suite_files(&request, &column.id)?;
     let selection = Selection { columns: ids, ..Selection::default() };
     let planned = plan(request.suite, &selection);
     let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true };
@@ -105,7 +147,7 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
         BundleFile { name: MANIFEST_FILE.to_string(), bytes: report.manifest_json.clone().into_bytes() },
         BundleFile { name: EVIDENCE_FILE.to_string(), bytes: evidence_lines(&report)?.into_bytes() },
     ];
-    files.extend(suite_files(&request, &column.id)?);
+    files.extend(suite);
     let cells = column_cells(&report.manifest, &column.id);
     let summary = summary_of(&cells);
     let statement = statement_of(&report, &column.id, &column.label, &files, summary.clone());
@@ -119,12 +161,7 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
     }
     // The statement goes last: a folder holding one holds every file.
     files.push(BundleFile { name: STATEMENT_FILE.to_string(), bytes: statement_bytes });
-    if crate::archive::is_archive(request.out) {
-        crate::archive::write_archive(request.out, &files)?;
-    } else {
-        write_bundle(request.out, &files)?;
-    }
-    Ok(Certified { summary, cells, files: files.len() })
+    Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells })
 }
 
 /// Every run cell's evidence, one canonical line each, in the manifest's
@@ -150,7 +187,9 @@ fn evidence_lines(report: &Report) -> Result<String, CanonicalError> {
     Ok(text)
 }
 
-/// The suite's documents, and the certified seat's file.
+/// The suite's documents, and the certified seat's file. A committed
+/// seat's path is relative to the suite's root, as the suite was loaded;
+/// an absolute one (a seat file named on the command line) stays as it is.
 fn suite_files(request: &CertifyRequest<'_>, column_id: &str) -> Result<Vec<BundleFile>, CertifyError> {
     let read = |path: PathBuf| std::fs::read(&path).map_err(|source| CertifyError::Read { path, source });
     let mut files = Vec::new();
@@ -161,7 +200,10 @@ fn suite_files(request: &CertifyRequest<'_>, column_id: &str) -> Result<Vec<Bund
     }
     if let Some(seat) = request.suite.seats.iter().find(|s| s.column_id == column_id) {
         let name = seat.file.file_name().map_or_else(|| "seat.json".into(), |n| n.to_string_lossy().into_owned());
-        files.push(BundleFile { name: format!("{SUITE_DIR}/{SEATS_DIR}/{name}"), bytes: read(seat.file.clone())? });
+        files.push(BundleFile {
+            name: format!("{SUITE_DIR}/{SEATS_DIR}/{name}"),
+            bytes: read(request.root.join(&seat.file))?,
+        });
     }
     Ok(files)
 }
@@ -202,7 +244,7 @@ fn statement_of(
         subject,
         predicate_type: PREDICATE_TYPE.to_string(),
         predicate: Certification {
-            harness: Tool { name: "sharedos-conformance".to_string(), version: env!("CARGO_PKG_VERSION").to_string() },
+            harness: Tool { name: HARNESS_NAME.to_string(), version: env!("CARGO_PKG_VERSION").to_string() },
             column: CertifiedColumn { id: column_id.to_string(), label: label.to_string(), prompt_set_hash },
             rules_version: manifest.rules_version.clone().unwrap_or_default(),
             judge_version: manifest.judge_version.clone(),
@@ -210,7 +252,7 @@ fn statement_of(
             case_set_hash: manifest.case_set_hash.clone(),
             world_set_hash: manifest.world_set_hash.clone(),
             evidence_root: manifest.evidence_root.clone().unwrap_or_default(),
-            runtime: runtime_of(report, column_id),
+            runtime: column_runtime(report, column_id),
             environment: Environment::current(),
             summary,
         },
@@ -218,19 +260,11 @@ fn statement_of(
 }
 
 /// The runtime as the certified column's first record names it.
-fn runtime_of(report: &Report, column_id: &str) -> Value {
+fn column_runtime(report: &Report, column_id: &str) -> Value {
     let record = report
         .cells
         .iter()
         .filter(|run| run.key.column == column_id)
         .find_map(|run| run.grading.as_ref().and_then(|g| g.records.first()));
-    record.map_or(Value::Null, |r| {
-        json!({
-            "adapterId": r.system.adapter_id,
-            "adapterVersion": r.system.adapter_version,
-            "model": r.system.model,
-            "modelProvider": r.system.model_provider,
-            "protocolVersion": r.system.protocol_version,
-        })
-    })
+    runtime_of(record)
 }

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod baseline;
+mod certify_root;
 mod decode;
 mod evidence;
 mod hostile;

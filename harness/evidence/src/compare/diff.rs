@@ -2,9 +2,10 @@
 //! compared at all, in words, then every changed cell, grouped, then a
 //! summary per column and family.
 
-use crate::compare::read::{ReadCell, ReadManifest, Shape};
+use crate::compare::read::{CellAt, ReadCell, ReadManifest, Shape, Text};
 use serde::Serialize;
 use sharedos_conformance::grade::judge::CellStatus;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Something that identifies a run and differs between the two.
@@ -125,13 +126,17 @@ pub struct CellView {
     pub causes: Option<Vec<String>>,
 }
 
+fn owned(texts: &[Text]) -> Vec<String> {
+    texts.iter().map(ToString::to_string).collect()
+}
+
 impl From<&ReadCell> for CellView {
     fn from(cell: &ReadCell) -> CellView {
         CellView {
             status: cell.status,
-            refused_by: cell.refused_by.clone(),
-            reason_codes: cell.reason_codes.clone(),
-            causes: cell.causes.clone(),
+            refused_by: owned(&cell.refused_by),
+            reason_codes: owned(&cell.reason_codes),
+            causes: cell.causes.as_deref().map(owned),
         }
     }
 }
@@ -184,11 +189,10 @@ pub fn diff(before: &ReadManifest, after: &ReadManifest) -> Diff {
         matches!(m, Moved::HashScheme { .. } | Moved::CaseSet { .. } | Moved::WorldSet { .. } | Moved::Rules { .. })
     });
     let meaning = moved.iter().map(meaning_of).collect();
-    let ids = |m: &ReadManifest| -> BTreeSet<String> { m.columns.iter().map(|(id, _, _)| id.clone()).collect() };
-    let (ids_before, ids_after) = (ids(before), ids(after));
-    let columns_added: Vec<String> = ids_after.difference(&ids_before).cloned().collect();
-    let columns_removed: Vec<String> = ids_before.difference(&ids_after).cloned().collect();
-    let shared: BTreeSet<String> = ids_before.intersection(&ids_after).cloned().collect();
+    let (ids_before, ids_after) = (column_ids(before), column_ids(after));
+    let columns_added: Vec<String> = ids_after.difference(&ids_before).map(|id| (*id).to_string()).collect();
+    let columns_removed: Vec<String> = ids_before.difference(&ids_after).map(|id| (*id).to_string()).collect();
+    let shared: BTreeSet<&str> = ids_before.intersection(&ids_after).copied().collect();
     let cells = changed_cells(before, after, &shared);
     let mut by_column: BTreeMap<String, BTreeMap<Change, usize>> = BTreeMap::new();
     let mut by_family: BTreeMap<String, BTreeMap<Change, usize>> = BTreeMap::new();
@@ -198,6 +202,14 @@ pub fn diff(before: &ReadManifest, after: &ReadManifest) -> Diff {
         *by_family.entry(family).or_default().entry(cell.change).or_default() += 1;
     }
     Diff { comparable, moved, meaning, columns_added, columns_removed, cells, by_column, by_family }
+}
+
+fn column_ids(manifest: &ReadManifest) -> BTreeSet<&str> {
+    manifest.columns.iter().map(|(id, _, _)| id.as_str()).collect()
+}
+
+fn prompt_sets(manifest: &ReadManifest) -> BTreeMap<&str, Option<&String>> {
+    manifest.columns.iter().map(|(id, _, hash)| (id.as_str(), hash.as_ref())).collect()
 }
 
 fn moves(a: &ReadManifest, b: &ReadManifest) -> Vec<Moved> {
@@ -218,13 +230,14 @@ fn moves(a: &ReadManifest, b: &ReadManifest) -> Vec<Moved> {
     if a.harness_version != b.harness_version {
         moved.push(Moved::HarnessVersion { before: a.harness_version.clone(), after: b.harness_version.clone() });
     }
-    let prompts = |m: &ReadManifest| -> BTreeMap<String, Option<String>> {
-        m.columns.iter().map(|(id, _, hash)| (id.clone(), hash.clone())).collect()
-    };
-    let (pa, pb) = (prompts(a), prompts(b));
+    let (pa, pb) = (prompt_sets(a), prompt_sets(b));
     for (column, before) in &pa {
         if let Some(after) = pb.get(column).filter(|after| *after != before) {
-            moved.push(Moved::PromptSet { column: column.clone(), before: before.clone(), after: after.clone() });
+            moved.push(Moved::PromptSet {
+                column: (*column).to_string(),
+                before: before.cloned(),
+                after: after.cloned(),
+            });
         }
     }
     moved
@@ -298,28 +311,61 @@ fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>) -> Option<Chan
     }
 }
 
+/// Both maps' entries in key order, each key once, with its value on
+/// each side: one pass over both, as a merge.
+fn paired<'m, K: Ord, V>(
+    a: &'m BTreeMap<K, V>,
+    b: &'m BTreeMap<K, V>,
+) -> impl Iterator<Item = (&'m K, Option<&'m V>, Option<&'m V>)> {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    std::iter::from_fn(move || {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((x, _)), Some((y, _))) => x.cmp(y),
+        };
+        match order {
+            Ordering::Less => a.next().map(|(key, value)| (key, Some(value), None)),
+            Ordering::Greater => b.next().map(|(key, value)| (key, None, Some(value))),
+            Ordering::Equal => a.next().zip(b.next()).map(|((key, x), (_, y))| (key, Some(x), Some(y))),
+        }
+    })
+}
+
 /// The cells of the columns both have that moved.
-fn changed_cells(a: &ReadManifest, b: &ReadManifest, shared: &BTreeSet<String>) -> Vec<CellChange> {
-    let keys: BTreeSet<&(String, String, String)> =
-        a.cells.keys().chain(b.cells.keys()).filter(|key| shared.contains(&key.2)).collect();
+fn changed_cells(a: &ReadManifest, b: &ReadManifest, shared: &BTreeSet<&str>) -> Vec<CellChange> {
     let mut cells = Vec::new();
-    for key in keys {
-        let (before, after) = (a.cells.get(key), b.cells.get(key));
+    for (key, before, after) in paired(&a.cells, &b.cells) {
+        if !shared.contains(&*key.2) {
+            continue;
+        }
         let Some(change) = change_of(before, after) else { continue };
-        let row = (key.0.clone(), key.1.clone());
-        let family = b.families.get(&row).or_else(|| a.families.get(&row)).map(|f| f.as_str().to_string());
-        cells.push(CellChange {
-            change,
-            case: key.0.clone(),
-            condition: key.1.clone(),
-            column: key.2.clone(),
-            family,
-            before: before.map(CellView::from),
-            after: after.map(CellView::from),
-        });
+        cells.push(cell_change(a, b, key, change, before, after));
     }
-    cells.sort_by(|x, y| {
-        (x.change, &x.case, &x.condition, &x.column).cmp(&(y.change, &y.case, &y.condition, &y.column))
-    });
+    // The merge yields cells by (case, condition, column); a stable sort
+    // by change alone keeps that order within each group.
+    cells.sort_by_key(|cell| cell.change);
     cells
+}
+
+fn cell_change(
+    a: &ReadManifest,
+    b: &ReadManifest,
+    key: &CellAt,
+    change: Change,
+    before: Option<&ReadCell>,
+    after: Option<&ReadCell>,
+) -> CellChange {
+    let row = (Text::clone(&key.0), Text::clone(&key.1));
+    let family = b.families.get(&row).or_else(|| a.families.get(&row)).map(|f| f.as_str().to_string());
+    CellChange {
+        change,
+        case: key.0.to_string(),
+        condition: key.1.to_string(),
+        column: key.2.to_string(),
+        family,
+        before: before.map(CellView::from),
+        after: after.map(CellView::from),
+    }
 }

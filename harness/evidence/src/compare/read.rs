@@ -8,11 +8,13 @@
 
 use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::input::case::Family;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Whose manifest it is, as its shape tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +24,16 @@ pub enum Shape {
     /// SharedOS's: judge version only, hashes over `localeCompare`-sorted JSON.
     SharedOs,
 }
+
+/// An id or code as read. A manifest repeats each in every row and cell,
+/// so each distinct one is held once and shared.
+pub type Text = Arc<str>;
+
+/// Where a cell is: (case, condition, column).
+pub type CellAt = (Text, Text, Text);
+
+/// Where a row is: (case, condition).
+pub type RowAt = (Text, Text);
 
 /// A manifest as `diff` compares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,9 +57,9 @@ pub struct ReadManifest {
     /// Columns in order: id, label, prompt-set hash.
     pub columns: Vec<(String, String, Option<String>)>,
     /// Every cell by (case, condition, column).
-    pub cells: BTreeMap<(String, String, String), ReadCell>,
+    pub cells: BTreeMap<CellAt, ReadCell>,
     /// The family of each (case, condition), when the manifest groups them.
-    pub families: BTreeMap<(String, String), Family>,
+    pub families: BTreeMap<RowAt, Family>,
 }
 
 /// The parts of a cell `diff` compares.
@@ -56,11 +68,11 @@ pub struct ReadCell {
     /// The verdict.
     pub status: CellStatus,
     /// Boundaries that refused.
-    pub refused_by: Vec<String>,
+    pub refused_by: Vec<Text>,
     /// Reason codes.
-    pub reason_codes: Vec<String>,
+    pub reason_codes: Vec<Text>,
     /// Causes (`None` in manifests from before they existed).
-    pub causes: Option<Vec<String>>,
+    pub causes: Option<Vec<Text>>,
 }
 
 /// The hash scheme SharedOS's manifests use.
@@ -83,7 +95,7 @@ struct RawManifest {
     #[serde(default)]
     #[allow(dead_code)]
     reason_codes: Vec<serde_json::Value>,
-    rows: Vec<RawRow>,
+    rows: Rows,
 }
 
 #[derive(Deserialize)]
@@ -114,10 +126,11 @@ struct RawRowRef {
 struct RawRow {
     case_id: String,
     condition_id: String,
-    kind: String,
-    invariant: String,
-    expected_outcome: String,
-    condition: String,
+    kind: Unkept,
+    invariant: Unkept,
+    expected_outcome: Unkept,
+    condition: Unkept,
+    // A value, not skipped: a problem inside it is placed at its pointer.
     turn_expectation: Option<serde_json::Value>,
     cells: Vec<RawCell>,
 }
@@ -133,12 +146,33 @@ struct RawCell {
     causes: Option<Vec<String>>,
     declared: u32,
     attempted: u32,
-    driver_issued: Option<Vec<String>>,
+    driver_issued: Option<Vec<Unkept>>,
     not_applicable: u32,
     record_usable: bool,
-    record_gaps: Vec<String>,
+    record_gaps: Vec<Unkept>,
     turns: Option<u32>,
-    detail: Option<String>,
+    detail: Option<Unkept>,
+}
+
+/// A string `diff` does not compare: its type is checked as a `String`'s
+/// would be, with the same words, but it is not kept, so a manifest's
+/// prose costs no memory (a `Vec` of these allocates nothing).
+struct Unkept;
+
+impl<'de> Deserialize<'de> for Unkept {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Skip;
+        impl Visitor<'_> for Skip {
+            type Value = Unkept;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Unkept, E> {
+                Ok(Unkept)
+            }
+        }
+        deserializer.deserialize_str(Skip)
+    }
 }
 
 /// Why a manifest cannot be compared.
@@ -173,12 +207,16 @@ pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
     } else {
         (path.to_path_buf(), None)
     };
-    let bytes = read_regular(&file).map_err(|e| ReadError {
-        file: file.clone(),
-        pointer: String::new(),
-        expected: format!("a readable manifest, a regular file ({e})"),
-    })?;
-    let mut read = parse_manifest(&file, &bytes)?;
+    // The bytes are let go once parsed, before the cells are gathered.
+    let raw = {
+        let bytes = read_regular(&file).map_err(|e| ReadError {
+            file: file.clone(),
+            pointer: String::new(),
+            expected: format!("a readable manifest, a regular file ({e})"),
+        })?;
+        deserialize(&file, &bytes)?
+    };
+    let mut read = checked(&file, raw)?;
     read.path = path.to_path_buf();
     read.harness_version = harness_version;
     Ok(read)
@@ -189,13 +227,21 @@ pub fn read_manifest(path: &Path) -> Result<ReadManifest, ReadError> {
 /// # Errors
 /// When they are not a manifest of a known shape.
 pub fn parse_manifest(file: &Path, bytes: &[u8]) -> Result<ReadManifest, ReadError> {
-    let error = |pointer: String, expected: String| ReadError { file: file.to_path_buf(), pointer, expected };
+    checked(file, deserialize(file, bytes)?)
+}
+
+fn deserialize(file: &Path, bytes: &[u8]) -> Result<RawManifest, ReadError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let raw: RawManifest = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-        let pointer = pointer_of(e.path());
-        error(pointer, format!("a conformance manifest of this harness or of SharedOS ({})", e.inner()))
-    })?;
-    let mut read = check(raw).map_err(|(pointer, expected)| error(pointer, expected))?;
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| ReadError {
+        file: file.to_path_buf(),
+        pointer: pointer_of(e.path()),
+        expected: format!("a conformance manifest of this harness or of SharedOS ({})", e.inner()),
+    })
+}
+
+fn checked(file: &Path, raw: RawManifest) -> Result<ReadManifest, ReadError> {
+    let mut read =
+        check(raw).map_err(|(pointer, expected)| ReadError { file: file.to_path_buf(), pointer, expected })?;
     read.path = file.to_path_buf();
     Ok(read)
 }
@@ -234,6 +280,104 @@ fn hash_at(pointer: &str, value: &str) -> Result<(), Refusal> {
     }
 }
 
+/// Each distinct string read, held once: the ids and codes of a manifest
+/// repeat in every row, and sharing them keeps what is read proportional
+/// to what differs.
+#[derive(Default)]
+struct Interner(HashSet<Text>);
+
+impl Interner {
+    fn text(&mut self, text: &str) -> Text {
+        if let Some(held) = self.0.get(text) {
+            return Arc::clone(held);
+        }
+        let held: Text = Arc::from(text);
+        self.0.insert(Arc::clone(&held));
+        held
+    }
+
+    fn all(&mut self, texts: &[String]) -> Vec<Text> {
+        texts.iter().map(|text| self.text(text)).collect()
+    }
+}
+
+/// A cell's place in the document: row index, cell index.
+type Position = (usize, usize);
+
+/// The rows, gathered into cells as they are read: each row is let go as
+/// soon as its cells are kept, so a manifest is never held twice. What
+/// only the whole document can tell (whether a column is declared) is
+/// noted here and refused by [`check`], after serde has read everything,
+/// so the first problem reported is the same whatever the keys' order.
+#[derive(Default)]
+struct Rows {
+    interner: Interner,
+    cells: BTreeMap<CellAt, ReadCell>,
+    /// Where each column id is first used.
+    first_use: HashMap<Text, Position>,
+    /// The first cell given a second time.
+    twice: Option<Position>,
+}
+
+impl Rows {
+    fn add(&mut self, r: usize, row: RawRow) {
+        let (case, condition) = (self.interner.text(&row.case_id), self.interner.text(&row.condition_id));
+        for (c, cell) in row.cells.into_iter().enumerate() {
+            let column = self.interner.text(&cell.column_id);
+            if !self.first_use.contains_key(&*column) {
+                self.first_use.insert(Arc::clone(&column), (r, c));
+            }
+            let read = ReadCell {
+                status: cell.status,
+                refused_by: self.interner.all(&cell.refused_by),
+                reason_codes: self.interner.all(&cell.reason_codes),
+                causes: cell.causes.as_deref().map(|causes| self.interner.all(causes)),
+            };
+            if self.cells.insert((Arc::clone(&case), Arc::clone(&condition), column), read).is_some() {
+                self.twice.get_or_insert((r, c));
+            }
+        }
+    }
+
+    /// The first cell, in document order, of an undeclared column or given
+    /// twice.
+    fn refusal(&self, columns: &[RawColumn]) -> Result<(), Refusal> {
+        let declared: HashSet<&str> = columns.iter().map(|c| c.id.as_str()).collect();
+        let undeclared = self.first_use.iter().filter(|(id, _)| !declared.contains(&***id)).map(|(_, at)| *at).min();
+        match (undeclared, self.twice) {
+            // A cell given twice is a later one than the first use of its column.
+            (Some((r, c)), twice) if twice.is_none_or(|twice| (r, c) < twice) => {
+                Err((format!("/rows/{r}/cells/{c}/columnId"), "the id of a column the manifest declares".into()))
+            }
+            (_, Some((r, c))) => Err((format!("/rows/{r}/cells/{c}"), "each (case, condition, column) once".into())),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Rows {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = Rows;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                // As a `Vec` says it.
+                formatter.write_str("a sequence")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rows, A::Error> {
+                let mut rows = Rows::default();
+                let mut r = 0;
+                while let Some(row) = seq.next_element::<RawRow>()? {
+                    rows.add(r, row);
+                    r += 1;
+                }
+                Ok(rows)
+            }
+        }
+        deserializer.deserialize_seq(Each)
+    }
+}
+
 /// Checks what serde cannot, and keeps what `diff` compares.
 fn check(raw: RawManifest) -> Result<ReadManifest, Refusal> {
     if raw.version != "1" {
@@ -251,40 +395,13 @@ fn check(raw: RawManifest) -> Result<ReadManifest, Refusal> {
     if let Some(root) = &raw.evidence_root {
         hash_at("/evidenceRoot", root)?;
     }
-    let mut columns = Vec::new();
-    for (index, column) in raw.columns.into_iter().enumerate() {
-        if let Some(hash) = &column.prompt_set_hash {
-            hash_at(&format!("/columns/{index}/promptSetHash"), hash)?;
-        }
-        if columns.iter().any(|(id, _, _): &(String, String, Option<String>)| *id == column.id) {
-            return Err((format!("/columns/{index}/id"), "each column once".into()));
-        }
-        columns.push((column.id, column.label, column.prompt_set_hash));
-    }
-    let known: BTreeSet<&str> = columns.iter().map(|(id, _, _)| id.as_str()).collect();
-    let mut cells = BTreeMap::new();
-    for (r, row) in raw.rows.into_iter().enumerate() {
-        for (c, cell) in row.cells.into_iter().enumerate() {
-            let at = format!("/rows/{r}/cells/{c}");
-            if !known.contains(cell.column_id.as_str()) {
-                return Err((format!("{at}/columnId"), "the id of a column the manifest declares".into()));
-            }
-            let key = (row.case_id.clone(), row.condition_id.clone(), cell.column_id);
-            let read = ReadCell {
-                status: cell.status,
-                refused_by: cell.refused_by,
-                reason_codes: cell.reason_codes,
-                causes: cell.causes,
-            };
-            if cells.insert(key, read).is_some() {
-                return Err((at, "each (case, condition, column) once".into()));
-            }
-        }
-    }
+    check_columns(&raw.columns)?;
+    raw.rows.refusal(&raw.columns)?;
+    let Rows { mut interner, cells, .. } = raw.rows;
     let mut families = BTreeMap::new();
     for group in raw.families {
         for row in group.rows {
-            families.insert((row.case_id, row.condition_id), group.family);
+            families.insert((interner.text(&row.case_id), interner.text(&row.condition_id)), group.family);
         }
     }
     Ok(ReadManifest {
@@ -296,8 +413,22 @@ fn check(raw: RawManifest) -> Result<ReadManifest, Refusal> {
         harness_version: None,
         case_set_hash: raw.case_set_hash,
         world_set_hash: raw.world_set_hash,
-        columns,
+        columns: raw.columns.into_iter().map(|c| (c.id, c.label, c.prompt_set_hash)).collect(),
         cells,
         families,
     })
+}
+
+/// Each column's hash, and each id once: the first problem in column order.
+fn check_columns(columns: &[RawColumn]) -> Result<(), Refusal> {
+    let mut seen: HashSet<&str> = HashSet::with_capacity(columns.len());
+    for (index, column) in columns.iter().enumerate() {
+        if let Some(hash) = &column.prompt_set_hash {
+            hash_at(&format!("/columns/{index}/promptSetHash"), hash)?;
+        }
+        if !seen.insert(column.id.as_str()) {
+            return Err((format!("/columns/{index}/id"), "each column once".into()));
+        }
+    }
+    Ok(())
 }

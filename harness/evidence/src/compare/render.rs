@@ -1,9 +1,21 @@
 //! A [`Diff`] for people (plain text) and for a pull-request comment
 //! (Markdown); machines take its JSON.
+//!
+//! Both are tables of one line a row, and their ids, codes and file names
+//! come from the manifests, untrusted: every line is written through
+//! [`one_line`], so a control character in them can neither break a row
+//! in two nor move a terminal's cursor.
 
 use crate::compare::diff::{CellChange, CellView, Change, Diff};
+use sharedos_conformance::output::printable::one_line;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// Appends `text`, escaped to one line, and a line break.
+fn line(out: &mut String, text: &str) {
+    out.push_str(&one_line(text));
+    out.push('\n');
+}
 
 fn column_lines(diff: &Diff) -> Vec<String> {
     let mut lines = Vec::new();
@@ -59,24 +71,27 @@ fn counts(counts: &BTreeMap<Change, usize>) -> String {
 /// Plain text.
 #[must_use]
 pub fn human(diff: &Diff) -> String {
-    let mut out = format!("{}\n", verdict_line(diff));
+    let mut out = String::new();
+    line(&mut out, &verdict_line(diff));
     for meaning in diff.meaning.iter().chain(&column_lines(diff)) {
-        let _ = writeln!(out, "  - {meaning}");
+        line(&mut out, &format!("  - {meaning}"));
     }
     for (change, cells) in groups(diff) {
-        let _ = writeln!(out, "\n{} ({})", change.heading(), cells.len());
+        out.push('\n');
+        line(&mut out, &format!("{} ({})", change.heading(), cells.len()));
         for cell in cells {
             let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
-            let _ = writeln!(out, "  {}: {a} -> {b}", name(cell));
+            line(&mut out, &format!("  {}: {a} -> {b}", name(cell)));
         }
     }
     if !diff.cells.is_empty() {
-        let _ = writeln!(out, "\nSummary (regressions, fixes, added, removed, other)");
+        out.push('\n');
+        line(&mut out, "Summary (regressions, fixes, added, removed, other)");
         for (column, by) in &diff.by_column {
-            let _ = writeln!(out, "  column {column}: {}", counts(by).replace(" | ", ", "));
+            line(&mut out, &format!("  column {column}: {}", counts(by).replace(" | ", ", ")));
         }
         for (family, by) in &diff.by_family {
-            let _ = writeln!(out, "  family {family}: {}", counts(by).replace(" | ", ", "));
+            line(&mut out, &format!("  family {family}: {}", counts(by).replace(" | ", ", ")));
         }
     }
     out
@@ -85,12 +100,13 @@ pub fn human(diff: &Diff) -> String {
 /// Markdown for a pull-request comment.
 #[must_use]
 pub fn markdown(diff: &Diff) -> String {
-    let mut out = format!("### Conformance diff\n\n**{}**\n", verdict_line(diff));
+    let mut out = String::from("### Conformance diff\n\n");
+    line(&mut out, &format!("**{}**", verdict_line(diff)));
     let notes: Vec<String> = diff.meaning.iter().cloned().chain(column_lines(diff)).collect();
     if !notes.is_empty() {
         out.push('\n');
         for meaning in &notes {
-            let _ = writeln!(out, "- {meaning}");
+            line(&mut out, &format!("- {meaning}"));
         }
     }
     for (change, cells) in groups(diff) {
@@ -102,16 +118,16 @@ pub fn markdown(diff: &Diff) -> String {
         );
         for cell in cells {
             let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
-            let _ = writeln!(out, "| `{}` | {a} | {b} |", name(cell));
+            line(&mut out, &format!("| `{}` | {a} | {b} |", name(cell)));
         }
     }
     if !diff.cells.is_empty() {
         let _ = writeln!(out, "\n#### Summary\n\n| | Regressions | Fixes | Added | Removed | Other |\n| --- | --- | --- | --- | --- | --- |");
         for (column, by) in &diff.by_column {
-            let _ = writeln!(out, "| column `{column}` | {} |", counts(by));
+            line(&mut out, &format!("| column `{column}` | {} |", counts(by)));
         }
         for (family, by) in &diff.by_family {
-            let _ = writeln!(out, "| family {family} | {} |", counts(by));
+            line(&mut out, &format!("| family {family} | {} |", counts(by)));
         }
     }
     out

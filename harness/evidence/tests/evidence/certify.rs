@@ -137,3 +137,93 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
     assert_eq!(breach["code"], "runtime_not_json");
     assert_eq!(breach["stderrTail"], "strays: one line too many after_report", "only what the turn wrote");
 }
+
+/// Two writers started together on one path, `rounds` times: each round
+/// exactly one writes it, the other is told it exists, and no staging
+/// file or folder is left beside it.
+fn race(rounds: usize, write: fn(&std::path::Path) -> Result<(), sharedos_evidence::bundle::WriteError>, name: &str) {
+    use sharedos_evidence::bundle::WriteError;
+    for round in 0..rounds {
+        let dir = scratch();
+        let out = dir.path().join(name);
+        let start = std::sync::Barrier::new(2);
+        let results: Vec<Result<(), WriteError>> = std::thread::scope(|scope| {
+            let writers: Vec<_> = (0..2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        start.wait();
+                        write(&out)
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        let told = results.iter().filter(|r| matches!(r, Err(WriteError::Exists(_)))).count();
+        assert_eq!((won, told), (1, 1), "round {round}: {results:?}");
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, [name], "round {round}");
+    }
+}
+
+/// Two files, one in a folder, saying which thread wrote them.
+fn racing_files() -> Vec<sharedos_evidence::bundle::BundleFile> {
+    let id = format!("{:?}", std::thread::current().id());
+    vec![
+        sharedos_evidence::bundle::BundleFile { name: "a".into(), bytes: id.clone().into_bytes() },
+        sharedos_evidence::bundle::BundleFile { name: "b/c".into(), bytes: id.into_bytes() },
+    ]
+}
+
+#[test]
+fn two_archive_writers_racing_to_one_path_one_wins_and_the_other_is_told_it_exists() {
+    race(25, |out| sharedos_evidence::archive::write_archive(out, &racing_files()), "bundle.tar");
+}
+
+#[test]
+fn two_folder_writers_racing_to_one_path_one_wins_and_the_other_is_told_it_exists() {
+    race(25, |out| sharedos_evidence::bundle::write_bundle(out, &racing_files()), "bundle");
+}
+
+#[test]
+fn a_written_bundle_has_the_permissions_of_any_file_or_folder_made_beside_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let files = racing_files();
+    sharedos_evidence::archive::write_archive(&dir.path().join("bundle.tar"), &files).unwrap();
+    sharedos_evidence::bundle::write_bundle(&dir.path().join("bundle"), &files).unwrap();
+    std::fs::write(dir.path().join("plain"), b"").unwrap();
+    std::fs::create_dir(dir.path().join("folder")).unwrap();
+    assert_eq!(mode(&dir.path().join("bundle.tar")), mode(&dir.path().join("plain")));
+    assert_eq!(mode(&dir.path().join("bundle")), mode(&dir.path().join("folder")));
+}
+
+/// Issue: a file the bundle carries was read only after the whole matrix
+/// ran. One that cannot be read now fails before any seat is started.
+#[test]
+fn a_seat_file_that_cannot_be_read_fails_before_the_matrix_runs() {
+    use sharedos_conformance::input::loader::{load_suite, parse_seat};
+    use sharedos_evidence::certify::{certify, CertifyError, CertifyRequest};
+    let dir = scratch();
+    let started = dir.path().join("started");
+    let seat = serde_json::json!({
+        "name": "gone", "label": "Gone", "kind": "scripted", "command": "sh",
+        "args": ["-c", format!("touch '{}'", started.display())], "cwd": dir.path(), "passEnv": ["PATH"],
+    });
+    let root = crate::support::suite_root();
+    let mut suite = load_suite(&root).unwrap();
+    // Parsed from text: the file it names is not there to be bundled.
+    let missing = dir.path().join("gone.json");
+    suite.add_seat(parse_seat(&missing, dir.path(), &seat.to_string()).unwrap()).unwrap();
+    let out = dir.path().join("bundle");
+    let request =
+        CertifyRequest { suite: &suite, root: &root, column_id: "process:gone", jobs: 2, sign_key: None, out: &out };
+    let error = certify(request).unwrap_err();
+    assert!(matches!(&error, CertifyError::Read { path, .. } if *path == missing), "{error}");
+    assert!(!started.exists(), "the seat was started before the file was read");
+    assert!(!out.exists());
+}

@@ -1,4 +1,4 @@
-//! The one way text reaches the terminal. What the binary prints can hold
+//! The one way untrusted text is made printable. What the binary prints can hold
 //! text it did not write (file and entry names of a bundle, case ids of a
 //! manifest, a runtime's words): a control character in it could move the
 //! cursor, erase a line or fake one. Every such character is printed
