@@ -12,7 +12,7 @@
 //! folders and regular files are ever made, no link can lead a later
 //! entry out of the temporary folder.
 
-use crate::bundle::{BundleFile, WriteError};
+use crate::bundle::{parent_of, staging_prefix, BundleFile, WriteError};
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
@@ -83,18 +83,6 @@ pub fn write_archive(out: &Path, files: &[BundleFile]) -> Result<(), WriteError>
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(WriteError::Exists(out.to_path_buf())),
         Err(e) => Err(io(e.error)),
     }
-}
-
-/// The start of a staging name beside `out`: hidden, and carrying this
-/// process's id, so a left-over one says whose it was.
-pub(crate) fn staging_prefix(out: &Path) -> String {
-    let name = out.file_name().map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
-    format!(".{name}.partial-{}-", std::process::id())
-}
-
-/// The folder `out` is in (`.` for a bare name).
-pub(crate) fn parent_of(out: &Path) -> &Path {
-    out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Unpacks the archive at `path` into a fresh temporary folder.

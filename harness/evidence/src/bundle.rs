@@ -99,9 +99,9 @@ pub fn write_bundle(out: &Path, files: &[BundleFile]) -> Result<(), WriteError> 
     // it became `out`; made as `create_dir` makes one (the umask decides),
     // not private as a temporary folder is.
     let staging = tempfile::Builder::new()
-        .prefix(&crate::archive::staging_prefix(out))
+        .prefix(&staging_prefix(out))
         .permissions(std::fs::Permissions::from_mode(0o777))
-        .tempdir_in(crate::archive::parent_of(out))
+        .tempdir_in(parent_of(out))
         .map_err(io)?;
     write_all(staging.path(), out, files)?;
     put_in_place(staging, out)
@@ -176,4 +176,16 @@ pub fn list_files(dir: &Path) -> std::io::Result<Vec<String>> {
     }
     names.sort();
     Ok(names)
+}
+
+/// The start of a staging name beside `out`: hidden, and carrying this
+/// process's id, so a left-over one says whose it was.
+pub(crate) fn staging_prefix(out: &Path) -> String {
+    let name = out.file_name().map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.partial-{}-", std::process::id())
+}
+
+/// The folder `out` is in (`.` for a bare name).
+pub(crate) fn parent_of(out: &Path) -> &Path {
+    out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
