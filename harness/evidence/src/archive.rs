@@ -27,6 +27,10 @@ pub const MAX_UNPACKED_BYTES: u64 = 1 << 30;
 pub const MAX_DEPTH: usize = 64;
 /// The most entries an archive may hold: a bundle holds a few hundred.
 pub const MAX_ENTRIES: usize = 100_000;
+/// The most bytes a GNU long-name or pax entry (the name of the entry
+/// after it) may hold: a name [`MAX_DEPTH`] folders of 255 bytes deep is
+/// under 17 KiB. The tar library would read one whole, however large.
+pub const MAX_EXTENSION_BYTES: u64 = 64 * 1024;
 
 /// Whether `path` names an archive rather than a folder.
 #[must_use]
@@ -101,17 +105,35 @@ pub fn unpack(path: &Path) -> Result<tempfile::TempDir, UnpackError> {
     let folder = tempfile::tempdir().map_err(|e| error(format!("no temporary folder ({e})")))?;
     let mut archive = tar::Archive::new(file.take(MAX_UNPACKED_BYTES * 2));
     let mut total = 0u64;
-    let entries = archive.entries().map_err(|e| error(format!("not a tar archive ({e})")))?;
+    // Raw entries: long names and pax headers are read here, bounded,
+    // rather than whole by the tar library.
+    let entries = archive.entries().map_err(|e| error(format!("not a tar archive ({e})")))?.raw(true);
+    let mut extension: Option<Option<PathBuf>> = None;
     for (index, entry) in entries.enumerate() {
         if index >= MAX_ENTRIES {
             return Err(error(format!("it has more than {MAX_ENTRIES} entries; a bundle has a few hundred")));
         }
         let mut entry = entry.map_err(|e| error(format!("a truncated or damaged tar archive ({e})")))?;
+        let kind = entry.header().entry_type();
+        if kind.is_gnu_longname() || kind.is_pax_local_extensions() {
+            if extension.is_some() {
+                return Err(error("two long-name or pax entries describe one entry".to_string()));
+            }
+            extension = Some(read_extension(&mut entry).map_err(error)?);
+            continue;
+        }
         total = total.saturating_add(entry.size());
         if total > MAX_UNPACKED_BYTES {
             return Err(error(format!("it unpacks to more than {MAX_UNPACKED_BYTES} bytes")));
         }
-        unpack_entry(&mut entry, folder.path()).map_err(error)?;
+        let name = match extension.take().flatten() {
+            Some(name) => name,
+            None => entry.path().map_err(|e| error(format!("an entry with an unreadable name ({e})")))?.into_owned(),
+        };
+        unpack_entry(&mut entry, &name, folder.path()).map_err(error)?;
+    }
+    if extension.is_some() {
+        return Err(error("a truncated tar archive (it ends with a long-name or pax entry)".to_string()));
     }
     Ok(folder)
 }
@@ -119,10 +141,9 @@ pub fn unpack(path: &Path) -> Result<tempfile::TempDir, UnpackError> {
 /// Writes one entry under `folder`: a folder, or a regular file of exactly
 /// its stated size. The error says why, naming the entry as the archive
 /// does.
-fn unpack_entry<R: Read>(entry: &mut tar::Entry<'_, R>, folder: &Path) -> Result<(), String> {
-    let name = entry.path().map_err(|e| format!("an entry with an unreadable name ({e})"))?.into_owned();
-    let shown = shown_name(&name);
-    let relative = relative_name(&name).map_err(|why| format!("entry `{shown}` {why}"))?;
+fn unpack_entry<R: Read>(entry: &mut tar::Entry<'_, R>, name: &Path, folder: &Path) -> Result<(), String> {
+    let shown = shown_name(name);
+    let relative = relative_name(name).map_err(|why| format!("entry `{shown}` {why}"))?;
     let target = folder.join(&relative);
     let fails = |e: std::io::Error| format!("entry `{shown}` does not unpack ({e})");
     match entry.header().entry_type() {
@@ -156,6 +177,39 @@ fn unpack_entry<R: Read>(entry: &mut tar::Entry<'_, R>, folder: &Path) -> Result
         tar::EntryType::XGlobalHeader => Ok(()),
         other => Err(format!("entry `{shown}` is a {other:?}, not a file or folder")),
     }
+}
+
+/// The name a GNU long-name or pax entry gives the entry after it, if it
+/// gives one, read to at most [`MAX_EXTENSION_BYTES`]. A pax `size` is
+/// refused: the entry's size must be the one its own header states, so
+/// this reader and any other see the same bytes.
+fn read_extension<R: Read>(entry: &mut tar::Entry<'_, R>) -> Result<Option<PathBuf>, String> {
+    use std::os::unix::ffi::OsStrExt;
+    if entry.size() > MAX_EXTENSION_BYTES {
+        return Err(format!("a long-name or pax entry of {} bytes (at most {MAX_EXTENSION_BYTES})", entry.size()));
+    }
+    let mut bytes = Vec::new();
+    entry
+        .take(MAX_EXTENSION_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("a truncated or damaged tar archive ({e})"))?;
+    let name = if entry.header().entry_type().is_gnu_longname() {
+        Some(bytes.strip_suffix(&[0]).unwrap_or(&bytes).to_vec())
+    } else {
+        let mut path = None;
+        for field in tar::PaxExtensions::new(&bytes) {
+            let field = field.map_err(|e| format!("a damaged pax entry ({e})"))?;
+            match field.key_bytes() {
+                b"path" => path = Some(field.value_bytes().to_vec()),
+                b"size" => {
+                    return Err("a pax entry that restates a size; a bundle's entries state their own".to_string())
+                }
+                _ => {}
+            }
+        }
+        path
+    };
+    Ok(name.map(|bytes| PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))))
 }
 
 /// The entry's path relative to the archive's root: `.` components (as in

@@ -51,3 +51,27 @@ fn diff_prints_a_case_id_with_controls_on_one_escaped_line() {
     assert!(!shown.lines().any(|l| l.starts_with("fake row")), "{shown}");
     assert!(!shown.contains(|c: char| c.is_control() && c != '\n'), "{shown}");
 }
+
+/// Issue: a `|` in a case id split a row of `diff`'s Markdown table.
+#[test]
+fn diff_markdown_keeps_a_case_id_with_a_pipe_in_one_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let committed = root().join("reports/conformance.json");
+    let mut manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&committed).unwrap()).unwrap();
+    let case = manifest["rows"][0]["caseId"].as_str().unwrap().to_string();
+    manifest["rows"][0]["caseId"] = format!("{case}|forged|cell").into();
+    let hostile = dir.path().join("hostile.json");
+    std::fs::write(&hostile, serde_json::to_string(&manifest).unwrap()).unwrap();
+    let output =
+        run_in(dir.path(), &["diff", "--format", "markdown", committed.to_str().unwrap(), hostile.to_str().unwrap()]);
+    let shown = String::from_utf8(output.stdout).unwrap();
+    let columns = manifest["columns"].as_array().unwrap().len();
+    let added: Vec<&str> = shown.lines().filter(|l| l.contains("forged")).collect();
+    assert_eq!(added.len(), columns, "one row a cell: {shown}");
+    for row in added {
+        // Four cell borders, every other `|` escaped.
+        let borders = row.match_indices('|').filter(|(at, _)| !row[..*at].ends_with('\\')).count();
+        assert_eq!(borders, 4, "{row}");
+        assert!(row.contains(&format!("`{case}\\|forged\\|cell/")), "{row}");
+    }
+}

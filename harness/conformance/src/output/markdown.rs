@@ -11,6 +11,7 @@
 use crate::grade::judge::CellStatus;
 use crate::output::evidence::evidence_line;
 use crate::output::manifest::{Cell, Manifest, ManifestRow};
+use crate::output::printable::table_cell;
 
 const TITLE: &str = "# Kernel conformance manifest";
 
@@ -145,11 +146,6 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// Table text: a pipe would split the cell and a newline would end the row.
-fn table_text(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
 /// The rows of each family, in the manifest's family order; a manifest
 /// without families is one group holding every row.
 fn family_groups(manifest: &Manifest) -> Vec<(&'static str, Vec<&ManifestRow>)> {
@@ -182,7 +178,7 @@ fn family_summary(manifest: &Manifest, groups: &[(&'static str, Vec<&ManifestRow
     let mut head = String::from("| Family | Rows |");
     let mut rule = String::from("| --- | --- |");
     for column in &manifest.columns {
-        head.push_str(&format!(" {} |", table_text(&column.label)));
+        head.push_str(&format!(" {} |", table_cell(&column.label)));
         rule.push_str(" --- |");
     }
     lines.push(head);
@@ -215,7 +211,7 @@ fn reason_codes(manifest: &Manifest, lines: &mut Vec<String>) {
     lines.push("| --- | --- | --- |".to_string());
     for coverage in &manifest.reason_codes {
         let rows = match (&coverage.unreachable, coverage.rows.is_empty()) {
-            (Some(reason), true) => format!("unreachable: {}", table_text(reason)),
+            (Some(reason), true) => format!("unreachable: {}", table_cell(reason)),
             (None, true) => "**none**, and not declared unreachable".to_string(),
             _ => {
                 let rows: Vec<String> =
@@ -232,7 +228,7 @@ fn reason_codes(manifest: &Manifest, lines: &mut Vec<String>) {
                 .columns
                 .iter()
                 .filter(|c| coverage.columns.contains(&c.id))
-                .map(|c| table_text(&c.label))
+                .map(|c| table_cell(&c.label).into_owned())
                 .collect();
             labels.join(", ")
         };
@@ -260,7 +256,7 @@ fn table(manifest: &Manifest, rows: &[&ManifestRow], lines: &mut Vec<String>) {
     let mut head = String::from("| Invariant | Expected outcome | Condition |");
     let mut rule = String::from("| --- | --- | --- |");
     for column in &manifest.columns {
-        head.push_str(&format!(" {} |", table_text(&column.label)));
+        head.push_str(&format!(" {} |", table_cell(&column.label)));
         rule.push_str(" --- |");
     }
     lines.push(head);
@@ -268,9 +264,9 @@ fn table(manifest: &Manifest, rows: &[&ManifestRow], lines: &mut Vec<String>) {
     for row in rows {
         let mut line = format!(
             "| {} | {} | `{}` |",
-            table_text(&row.invariant),
-            table_text(&row.expected_outcome),
-            table_text(&row.condition_id)
+            table_cell(&row.invariant),
+            table_cell(&row.expected_outcome),
+            table_cell(&row.condition_id)
         );
         for column in &manifest.columns {
             let label = row.cells.iter().find(|c| c.column_id == column.id).map(Cell::label);

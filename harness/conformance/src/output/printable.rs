@@ -19,6 +19,16 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     escaped(text, is_unsafe)
 }
 
+/// `text` as one cell of a Markdown table: on one line, and with `|`
+/// escaped, which would otherwise end the cell even inside backticks.
+#[must_use]
+pub fn table_cell(text: &str) -> Cow<'_, str> {
+    match one_line(text) {
+        line if line.contains('|') => Cow::Owned(line.replace('|', "\\|")),
+        line => line,
+    }
+}
+
 /// Controls (C0, DEL, C1) and the marks that reorder text on screen.
 fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
@@ -52,6 +62,8 @@ mod tests {
         assert_eq!(one_line("two\nlines\t"), "two\\u000alines\\u0009");
         assert_eq!(printable("\u{202e}txt.exe"), "\\u202etxt.exe");
         assert_eq!(printable("\u{7f}\u{9b}"), "\\u007f\\u009b");
+        assert_eq!(table_cell("a|b\nc"), "a\\|b\\u000ac");
+        assert!(matches!(table_cell("plain"), Cow::Borrowed("plain")));
     }
 
     #[test]

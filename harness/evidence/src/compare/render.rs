@@ -7,7 +7,7 @@
 //! in two nor move a terminal's cursor.
 
 use crate::compare::diff::{CellChange, CellView, Change, Diff};
-use sharedos_conformance::output::printable::one_line;
+use sharedos_conformance::output::printable::{one_line, table_cell};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -118,16 +118,16 @@ pub fn markdown(diff: &Diff) -> String {
         );
         for cell in cells {
             let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
-            line(&mut out, &format!("| `{}` | {a} | {b} |", name(cell)));
+            line(&mut out, &format!("| `{}` | {} | {} |", table_cell(&name(cell)), table_cell(&a), table_cell(&b)));
         }
     }
     if !diff.cells.is_empty() {
         let _ = writeln!(out, "\n#### Summary\n\n| | Regressions | Fixes | Added | Removed | Other |\n| --- | --- | --- | --- | --- | --- |");
         for (column, by) in &diff.by_column {
-            line(&mut out, &format!("| column `{column}` | {} |", counts(by)));
+            line(&mut out, &format!("| column `{}` | {} |", table_cell(column), counts(by)));
         }
         for (family, by) in &diff.by_family {
-            line(&mut out, &format!("| family {family} | {} |", counts(by)));
+            line(&mut out, &format!("| family {} | {} |", table_cell(family), counts(by)));
         }
     }
     out

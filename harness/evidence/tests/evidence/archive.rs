@@ -2,7 +2,7 @@
 //! same bytes every time, and nothing unpacked that a bundle never holds.
 
 use crate::support::{bundle, certify_into, scratch, verify_plain, COLUMN};
-use sharedos_evidence::archive::{unpack, MAX_DEPTH, MAX_ENTRIES};
+use sharedos_evidence::archive::{unpack, MAX_DEPTH, MAX_ENTRIES, MAX_EXTENSION_BYTES};
 use sharedos_evidence::bundle::list_files;
 use sharedos_evidence::compare::read::read_manifest;
 use sharedos_evidence::verify::{verify, VerifyOptions};
@@ -101,6 +101,67 @@ fn an_entry_deeper_than_the_bound_is_refused_and_one_at_the_bound_unpacks() {
     let unpacked = unpack(&bound).unwrap();
     let names = list_files(unpacked.path()).unwrap();
     assert_eq!(names, [format!("{}f", "d/".repeat(MAX_DEPTH - 1))]);
+}
+
+#[test]
+fn a_long_name_entry_beyond_the_bound_is_refused_before_it_is_read() {
+    let dir = scratch();
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::GNULongName);
+    header.set_path("././@LongLink").unwrap();
+    header.set_size(1 << 30);
+    header.set_cksum();
+    // The header alone and one block of its data: the gigabyte it
+    // announces is never there, and never asked for.
+    let mut bytes = header.as_bytes().to_vec();
+    bytes.extend_from_slice(&[b'd'; 512]);
+    let archive = dir.path().join("long.tar");
+    std::fs::write(&archive, bytes).unwrap();
+    let error = unpack(&archive).unwrap_err();
+    assert!(error.detail.contains(&format!("of 1073741824 bytes (at most {MAX_EXTENSION_BYTES})")), "{error}");
+}
+
+/// An archive of one two-byte file stored as `short`, after a pax entry
+/// holding `fields`.
+fn pax_archive(at: &Path, fields: &[(&str, &[u8])]) {
+    let mut records = Vec::new();
+    for (key, value) in fields {
+        // `<length> <key>=<value>\n`, the length counting itself.
+        let rest = key.len() + value.len() + 3;
+        let mut length = rest + 1;
+        while format!("{length}").len() + rest != length {
+            length += 1;
+        }
+        records.extend_from_slice(format!("{length} {key}=").as_bytes());
+        records.extend_from_slice(value);
+        records.push(b'\n');
+    }
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut pax = tar::Header::new_ustar();
+    pax.set_entry_type(tar::EntryType::XHeader);
+    pax.set_size(records.len() as u64);
+    builder.append_data(&mut pax, "PaxHeader/short", records.as_slice()).unwrap();
+    let mut header = tar::Header::new_ustar();
+    header.set_size(2);
+    header.set_mode(0o644);
+    header.set_entry_type(tar::EntryType::Regular);
+    builder.append_data(&mut header, "short", &b"hi"[..]).unwrap();
+    std::fs::write(at, builder.into_inner().unwrap()).unwrap();
+}
+
+#[test]
+fn a_pax_path_names_the_entry_and_a_pax_size_is_refused() {
+    let dir = scratch();
+    let named = dir.path().join("named.tar");
+    let long = format!("{}/f", "folder".repeat(40));
+    pax_archive(&named, &[("mtime", b"0"), ("path", long.as_bytes())]);
+    let unpacked = unpack(&named).unwrap();
+    assert_eq!(list_files(unpacked.path()).unwrap(), [long.clone()]);
+    assert_eq!(std::fs::read(unpacked.path().join(&long)).unwrap(), b"hi");
+    let sized = dir.path().join("sized.tar");
+    pax_archive(&sized, &[("path", b"f"), ("size", b"2")]);
+    let error = unpack(&sized).unwrap_err();
+    assert!(error.detail.contains("restates a size"), "{error}");
 }
 
 #[test]

@@ -52,6 +52,9 @@ fn small_archive() -> &'static [u8] {
             BundleFile { name: "manifest.json".into(), bytes: b"{}".to_vec() },
             BundleFile { name: "statement.json".into(), bytes: b"{\"_type\": 1}".to_vec() },
             BundleFile { name: "suite/cases/a.json".into(), bytes: vec![b'x'; 700] },
+            // Too long a name for a ustar header: written after a GNU
+            // long-name entry, so the damage reaches that reader too.
+            BundleFile { name: format!("suite/{}.json", "long".repeat(40)), bytes: b"{}".to_vec() },
         ];
         write_archive(&out, &files).unwrap();
         std::fs::read(out).unwrap()
