@@ -13,10 +13,12 @@
 //! identity  every hash a manifest or record carries, and every domain tag
 //! ```
 //!
-//! Each stage reads only what the stages above it produced: `input` knows
-//! nothing of running, `grade` reads records and receipts but never runs a
-//! turn, `output` renders what `grade` decided. [`run::matrix`] drives a whole
-//! run; [`output::report`] turns it into the manifest.
+//! `grade` reads records and receipts but never runs a turn, and `output`
+//! renders what `grade` decided. [`run::matrix`] drives a whole run;
+//! [`output::report`] turns it into the manifest. The stages are meant to
+//! read only upward; the imports that still run back up (vocabulary types
+//! defined a stage too late, and `run` driving grading) are listed by
+//! `scripts/module-graph.py`, whose test lets that list only shrink.
 #![forbid(unsafe_code)]
 
 pub mod grade;

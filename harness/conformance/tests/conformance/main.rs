@@ -22,6 +22,7 @@ mod matrix_rules;
 mod mcp_column;
 mod mcp_seat;
 mod messaging_rows;
+mod module_graph;
 mod process_seat;
 mod reason_codes;
 mod receipt;
