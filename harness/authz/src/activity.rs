@@ -1,4 +1,4 @@
-//! Whether a grant is active at a decision's two instants (30-kernel §3.3).
+//! Whether a grant is active at a decision's two instants (K15–K18).
 //!
 //! The operation clock may only take authority away. Expiry is judged at the
 //! later of admission and operation, so a clock running backwards cannot

@@ -202,7 +202,7 @@ impl ChainMemo {
 }
 
 impl Authorizer {
-    /// Decides `question` against `authority` (30-kernel §3.1).
+    /// Decides `question` against `authority` (K11–K14, K60).
     pub fn decide(&self, authority: &ResolvedAuthority, question: Question<'_>) -> (Decision, Explanation) {
         self.decide_with(authority, question, None)
     }

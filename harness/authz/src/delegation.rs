@@ -1,5 +1,5 @@
 //! Delegation: validating a derived grant's ancestor chain at use, and
-//! deriving a narrower grant at issue (30-kernel §3.4).
+//! deriving a narrower grant at issue (K51–K61).
 //!
 //! `parentGrantId` is only a claim. Ancestors come from a trusted resolver,
 //! never from the request or the actor's own grants, and anything the

@@ -1,5 +1,5 @@
 //! Whether a capability covers a requirement, intersects a tool's declared
-//! ceiling, or lies inside another capability (30-kernel §3.2, §3.4).
+//! ceiling, or lies inside another capability (K19–K24, K55).
 //!
 //! Paths are always compared segment by segment: `["cell-3"]` is a prefix of
 //! `["cell-3", "x"]` and never of `["cell-30"]`.

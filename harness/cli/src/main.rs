@@ -26,6 +26,8 @@ mod args;
 mod baseline;
 mod commands;
 mod decode;
+#[cfg(test)]
+mod docs;
 mod evidence;
 mod exit;
 mod interrupt;

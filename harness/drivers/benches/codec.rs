@@ -1,6 +1,6 @@
 //! Codec translation: what one tool call costs each vendor's codec, from a
 //! frame to a step (`interpret`) and from a result back to a frame
-//! (`encode_tool_result`). Target: under 1 µs per call (00-design §9).
+//! (`encode_tool_result`). Target: under 1 µs per call.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};

@@ -138,7 +138,7 @@ impl AgentTurnDecision {
         }
     }
 
-    /// Parses a session's raw answer strictly (§2.2): unknown keys, a
+    /// Parses a session's raw answer strictly (D1, D2): unknown keys, a
     /// malformed call, error, output or metadata, a step that is not a
     /// non-negative integer, and an escalation reason outside 1..=512 units
     /// after trimming are all refused.

@@ -1,4 +1,4 @@
-//! The eval-harness driver (§3.2–3.3): seats a vendor's wire format in the
+//! The eval-harness driver (D17–D23): seats a vendor's wire format in the
 //! standard loop, over a transport (a recorded transcript, or a live CLI).
 //!
 //! A session reads frames, has the protocol interpret them into steps, and

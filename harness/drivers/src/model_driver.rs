@@ -1,4 +1,4 @@
-//! The model driver (§2.10): seats a model that speaks tool calls.
+//! The model driver (D13, D15): seats a model that speaks tool calls.
 //!
 //! The driver names the catalogue on the model's wire, tells the model the
 //! seat's words, and releases the model's calls one per `next`. A call to

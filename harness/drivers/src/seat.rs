@@ -1,4 +1,4 @@
-//! The seat: what every driver does the same way (§2.6, §2.8).
+//! The seat: what every driver does the same way (D12–D16).
 //!
 //! [`seat_text`] composes the instructions and the prompt the seat is told,
 //! and hashes them before anything is sent. [`SeatCalls`] turns the seat's
@@ -167,7 +167,7 @@ fn push_reach_line(text: &mut String, entry: &Capability) {
     text.push_str(&entry.actions.join(", "));
 }
 
-/// The reason an escalation call carries (§2.8), or `None` when `tool` is
+/// The reason an escalation call carries (D14), or `None` when `tool` is
 /// not the affordance. `arguments` is `None` when the seat's arguments were
 /// not a JSON object at all.
 #[must_use]

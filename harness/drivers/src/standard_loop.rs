@@ -1,4 +1,4 @@
-//! The standard loop (§2.3): a runtime that asks a driver for one decision
+//! The standard loop (D1–D11): a runtime that asks a driver for one decision
 //! at a time, forwards every tool call to the host, and owns the one budget
 //! that ends a turn, the step budget.
 //!

@@ -176,7 +176,8 @@ impl Executor {
         }
     }
 
-    /// §2.7–2.11: open, admit, reach, list, run, handle the outcome.
+    /// The turn body: open, admit, reach, list, run, handle the outcome (E7,
+    /// E10–E12, E30–E41).
     async fn try_block(
         &self,
         turn: &Rc<Turn>,
@@ -272,7 +273,8 @@ impl Executor {
     }
 }
 
-/// §2.13: close the host, release the lease, stop the kernel, clear timers.
+/// Cleanup on every way out (E25, E60): close the host, release the lease,
+/// stop the kernel, clear timers.
 fn close_turn(turn: &Turn, scope: &ScopeSlot) {
     turn.active.set(false);
     turn.annotations.close();

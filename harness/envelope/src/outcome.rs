@@ -1,5 +1,5 @@
-//! Turning what happened into an ending: the runtime's outcome (§2.11),
-//! the catch path (§2.12), and the `turn.ended` record (§7.1).
+//! Turning what happened into an ending: the runtime's outcome (E30–E41),
+//! the catch path (E33, E49, E65), and the `turn.ended` record (E96–E98).
 
 use crate::error::TurnError;
 use crate::events::{failed_data, EventKind};
@@ -50,7 +50,8 @@ pub(crate) fn envelope_error(code: ReasonCode, retryable: Option<bool>) -> Proto
     ProtocolError { code: code.as_str().to_string(), message: message.to_string(), retryable, details: None }
 }
 
-/// §2.11 steps 3–6 for a candidate the runtime returned.
+/// Checks a candidate outcome the runtime returned and ends the turn with it
+/// (E30–E32, E37–E41).
 pub(crate) async fn handle_candidate(turn: &std::rc::Rc<Turn>, mut candidate: Value) -> Result<Ending, Thrown> {
     drop_proto_keys(&mut candidate);
     let parsed = serde_json::from_value::<RuntimeTurnOutcome>(candidate).ok().filter(|o| o.validate().is_ok());
@@ -114,7 +115,8 @@ async fn escalate(
     })
 }
 
-/// §2.12: drain wait, then audit outage, cancellation, or `runtime_failed`.
+/// The catch path: drain wait (E49), then audit outage (E65, E73),
+/// cancellation, or `runtime_failed` (E33).
 pub(crate) async fn catch_path(
     turn: &Turn,
     thrown: Thrown,

@@ -9,7 +9,7 @@ use sharedos_model::execution::{ExecutionRequest, RuntimeLimits, RuntimeTurnRequ
 use sharedos_model::tool::ToolDefinition;
 use std::sync::Arc;
 
-/// §2.2: actor, then receiver, then trace-or-purpose; first mismatch wins.
+/// E5, E6: actor, then receiver, then trace-or-purpose; first mismatch wins.
 #[must_use]
 pub fn context_mismatch(request: &ExecutionRequest) -> Option<ReasonCode> {
     if request.context.actor != request.agent {

@@ -144,7 +144,8 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// The failure's code, as `verify --format json` and the README name it.
+    /// The failure's code, as `verify --format json` prints it and
+    /// `docs/reference/verify-failures.md` lists it.
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
@@ -176,5 +177,84 @@ impl Failure {
             | Failure::ExtraCell { place, .. }
             | Failure::Signature { place, .. } => place,
         }
+    }
+}
+
+/// `docs/reference/verify-failures.md` lists every failure's code and
+/// variant, and nothing else.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod docs_tests {
+    use super::{Failure, Place};
+    use std::collections::BTreeMap;
+
+    /// One failure of every variant, in declaration order.
+    fn every_failure() -> Vec<Failure> {
+        let place = || Place::file("manifest.json");
+        let text = String::new;
+        vec![
+            Failure::MissingFile { place: place() },
+            Failure::Digest { place: place(), expected: text(), found: text() },
+            Failure::Unlisted { place: place() },
+            Failure::Unparsable { place: place(), expected: text() },
+            Failure::Mismatch { place: place(), what: text(), expected: text(), found: text() },
+            Failure::Verdict { place: place(), cell: text(), expected: text(), found: text() },
+            Failure::Summary { place: place(), what: text(), expected: text(), found: text() },
+            Failure::MissingCell { place: place(), cell: text() },
+            Failure::ExtraCell { place: place(), cell: text() },
+            Failure::Signature { place: place(), detail: text() },
+        ]
+    }
+
+    /// The position of a variant in [`every_failure`]. A new variant fails
+    /// to compile here until it is listed there.
+    fn index(failure: &Failure) -> usize {
+        match failure {
+            Failure::MissingFile { .. } => 0,
+            Failure::Digest { .. } => 1,
+            Failure::Unlisted { .. } => 2,
+            Failure::Unparsable { .. } => 3,
+            Failure::Mismatch { .. } => 4,
+            Failure::Verdict { .. } => 5,
+            Failure::Summary { .. } => 6,
+            Failure::MissingCell { .. } => 7,
+            Failure::ExtraCell { .. } => 8,
+            Failure::Signature { .. } => 9,
+        }
+    }
+
+    #[test]
+    fn docs_verify_failure_codes_list_every_code_and_variant() {
+        let failures = every_failure();
+        for (position, failure) in failures.iter().enumerate() {
+            assert_eq!(index(failure), position, "every_failure lists {failure:?} out of place");
+        }
+        let expected: BTreeMap<String, String> = failures
+            .iter()
+            .map(|failure| {
+                let debug = format!("{failure:?}");
+                let variant = debug.split([' ', '{']).next().unwrap().to_string();
+                (failure.code().to_string(), variant)
+            })
+            .collect();
+        assert_eq!(expected.len(), failures.len(), "two variants share a code");
+
+        let document = "docs/reference/verify-failures.md";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/reference/verify-failures.md");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut rows = 0;
+        let mut listed = BTreeMap::new();
+        for line in text.lines().filter(|line| line.starts_with("| `")) {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            rows += 1;
+            listed.insert(cells[0].trim_matches('`').to_string(), cells[1].trim_matches('`').to_string());
+        }
+        let missing: Vec<_> = expected.iter().filter(|(code, variant)| listed.get(*code) != Some(*variant)).collect();
+        let extra: Vec<_> = listed.iter().filter(|(code, variant)| expected.get(*code) != Some(*variant)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{document} and `Failure::code` disagree\n  missing from the document: {missing:?}\n  in the document, not in the code: {extra:?}"
+        );
+        assert_eq!(rows, failures.len(), "{document}: a row is listed twice");
     }
 }

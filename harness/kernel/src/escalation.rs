@@ -1,4 +1,4 @@
-//! Escalation: a terminal turn outcome that grants nothing (30-kernel §5).
+//! Escalation: a terminal turn outcome that grants nothing (K78, K79).
 //!
 //! The `sharedos.escalate` affordance is catalogued and permission-filtered
 //! like any tool but never executed: a driver recognises its name and ends

@@ -1,4 +1,4 @@
-//! `invokeTool`: one mediated call, in the exact order of 30-kernel §2.
+//! `invokeTool`: one mediated call, in the exact order K34–K45 state.
 //!
 //! Every exit writes one `tool.invoked` record (post-effect) except the
 //! pre-port abort and the pre-effect audit outages, which raise instead.
@@ -61,7 +61,7 @@ pub(crate) fn message_for(code: ReasonCode) -> &'static str {
 }
 
 impl Kernel {
-    /// Mediates one tool call (30-kernel §2, steps 1–15).
+    /// Mediates one tool call (K34–K45).
     ///
     /// # Errors
     /// An abort, or a pre-effect audit outage; every other refusal is a result.

@@ -1,4 +1,4 @@
-//! The kernel-owned `messages.request` tool (40-messaging §1.8): the model
+//! The kernel-owned `messages.request` tool (M15–M27): the model
 //! names a recipient and a payload; everything else in the envelope comes
 //! from the trusted context. The generic tool path consumes the recipient's
 //! send requirement once; delivery is never re-authorized.

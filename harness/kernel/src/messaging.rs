@@ -1,5 +1,5 @@
 //! Sender-owned sends (`sendMessage`) and the post-authorization delivery
-//! routine it shares with `messages.request` (40-messaging §1.5–§1.6).
+//! routine it shares with `messages.request` (M4–M12).
 //!
 //! A message carries data and one purpose, never authority: the send
 //! requirement is recipient-scoped and consumed once, and delivery is never
@@ -78,7 +78,7 @@ fn is_authorization_code(code: ReasonCode) -> bool {
 }
 
 impl Kernel {
-    /// Sends a host-authored message (40-messaging §1.5).
+    /// Sends a host-authored message (M4–M8).
     ///
     /// # Errors
     /// `InvalidInput` for an envelope that does not parse strictly (no result,
@@ -153,7 +153,7 @@ impl Core {
     }
 
     /// Delivers a message whose send requirement was already consumed
-    /// (40-messaging §1.6). Writes exactly one `message.sent` (M12).
+    /// (M9–M11). Writes exactly one `message.sent` (M12).
     ///
     /// # Errors
     /// Only an abort.

@@ -1,5 +1,6 @@
 //! Host ports the kernel calls out to. Every one of them can fail, and the
-//! kernel treats each failure as the spec says (fail closed, never partial).
+//! kernel treats each failure as the kernel rules say: fail closed, never
+//! partial (K5, K31, K48, K64, K68).
 //!
 //! The runtime is single-threaded (one current-thread runtime per cell), so
 //! async methods return [`LocalBoxFuture`] and shared handles are `Rc`.

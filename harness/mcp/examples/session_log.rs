@@ -1,8 +1,9 @@
 //! Prints the wire of one MCP turn over streamable HTTP, as a CLI would
 //! speak it: `initialize`, `tools/list`, an allowed call, a refused call,
-//! the ask to escalate and a call after it. The README's session log is
-//! this program's output (`cargo run -p sharedos-mcp --example session_log`);
-//! long values are shortened so the log stays readable.
+//! the ask to escalate and a call after it. The session log in
+//! `docs/vendors/seat-a-vendor-cli.md` is this program's output
+//! (`cargo run -p sharedos-mcp --example session_log`); long values are
+//! shortened so the log stays readable.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use futures::future::LocalBoxFuture;

@@ -1,6 +1,6 @@
-//! The turn's server over streamable HTTP on loopback (40-messaging-drivers
-//! §5.2): bound to `127.0.0.1` on a free port, at `/mcp`, behind a bearer
-//! token when the seat asks for one.
+//! The turn's server over streamable HTTP on loopback: bound to
+//! `127.0.0.1` on a free port, at `/mcp`, behind a bearer token when the
+//! seat asks for one.
 //!
 //! rmcp's `StreamableHttpService` speaks the protocol (sessions, the
 //! `mcp-session-id` header, 404 for an unknown session, 405 for another
@@ -162,11 +162,12 @@ impl Gate {
             return plain(StatusCode::NOT_FOUND, "Not Found: no such session");
         }
         let mut response = service.handle(Request::from_parts(parts, Full::new(bytes))).await;
-        // rmcp answers a session it has ended 202 Accepted, which RFC 9110
-        // §9.3.5 reserves for a DELETE not yet enacted, and which MCP clients
-        // warn about. The session is gone by the time this answer is sent.
+        // rmcp answers a session it has ended 202 Accepted, which
+        // RFC 9110 §9.3.5 reserves for a DELETE not yet enacted, and which
+        // MCP clients warn about. The session is gone by the time this
+        // answer is sent.
         // Of the two statuses for an enacted DELETE, 200 and 204, it is 200
-        // because the contract's table (40-messaging-drivers §5.2) says 200.
+        // because SharedOS's own server answers an enacted DELETE 200.
         if ends_session && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::OK;
         }

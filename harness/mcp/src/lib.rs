@@ -1,6 +1,6 @@
 //! The MCP harness runtime: a vendor CLI keeps its own loop and its own
 //! model, and the turn's permission-filtered catalogue is served to it as
-//! a turn-scoped MCP server (40-messaging-drivers §5). Every `tools/call`
+//! a turn-scoped MCP server (D40–D54). Every `tools/call`
 //! still goes through the envelope and the kernel; what is given up is
 //! control of the loop.
 #![forbid(unsafe_code)]

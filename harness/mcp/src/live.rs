@@ -1,4 +1,4 @@
-//! A vendor CLI seated live behind MCP (40-messaging-drivers §5.5): its
+//! A vendor CLI seated live behind MCP (D49, D50): its
 //! recipe's config written into the turn's workspace, the CLI started with
 //! only the seat's variables, its stdout read for the ending, and nothing
 //! of it left running once the turn is over.

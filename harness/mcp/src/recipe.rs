@@ -1,4 +1,4 @@
-//! The live recipes of 40-messaging-drivers §5.7: for each vendor CLI, the
+//! The live recipes: for each vendor CLI, the
 //! config files that point it at the turn's server and the command line
 //! that starts it with nothing of its own but that server.
 //!

@@ -1,6 +1,6 @@
 //! The MCP harness runtime: a `RuntimePlugin` that serves the turn's
 //! catalogue to a harness running its own loop, and reads the turn's
-//! ending from what the harness writes (40-messaging-drivers §5.3).
+//! ending from what the harness writes (D40, D44, D47, D49).
 
 use crate::bridge::{open_bridge, CallIdMinter, CallStamp};
 use crate::catalog::PublishedCatalog;
@@ -122,7 +122,7 @@ impl McpHarnessRuntime {
         self
     }
 
-    /// How the harness was connected (§5.3 `harnessMetadata`).
+    /// How the harness was connected (D51, `harnessMetadata`).
     fn metadata(&self, catalog_hash: &str, aliases: &[(String, String)]) -> Map<String, Value> {
         let mut metadata = Map::new();
         metadata.insert("harness".into(), json!(self.harness.id()));

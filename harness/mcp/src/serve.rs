@@ -1,6 +1,6 @@
 //! Opening and closing the turn's server on the transport a harness asks
 //! for, with the scratch workspace a live harness writes its config into.
-//! Closing keeps §5.3's order: the server first (the port released, the
+//! Closing keeps D44's order: the server first (the port released, the
 //! socket removed), then the workspace.
 
 use crate::harness::{Connection, Transport};

@@ -120,7 +120,7 @@ impl ServerHandler for McpToolServer {
             Ok(result) => Ok(to_call_tool_result(&result, self.catalog.tool(&result.tool)).into()),
             // Not a refusal, which is always a tool result: the host rejected
             // the call (an audit outage, a closed bridge), so no result exists
-            // to give, and the contract makes that `-32603` (§5.2, D52).
+            // to give, and the contract makes that `-32603` (D52).
             Err(error) => Err(ErrorData::internal_error(format!("failed to {error}"), None)),
         }
     }

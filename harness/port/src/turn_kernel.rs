@@ -78,7 +78,7 @@ pub trait TurnKernel {
         signal: &'a AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Vec<Arc<ToolDefinition>>, KernelError>>;
 
-    /// Mediates one call (30-kernel §2).
+    /// Mediates one call (K34–K45).
     fn invoke_tool<'a>(
         &'a self,
         context: &'a AccessContext,

@@ -20,8 +20,8 @@ pub struct PlayCall {
 }
 
 /// How the model ends the turn once its calls are made. Each ending a
-/// model cannot say in prose has one wire form (`README`, *The scripted
-/// model*).
+/// model cannot say in prose has one wire form
+/// (`docs/vendors/grade-a-cli-offline.md`, *Endings*).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlayEnding {
     /// Final text.

@@ -1,4 +1,4 @@
-//! The world clock (10-conformance §3.6): frozen, or operation-indexed when a
+//! The world clock (R64): frozen, or operation-indexed when a
 //! condition arms it. Instants are a function of the moves and the world only.
 
 use super::constants::STEP_MS;

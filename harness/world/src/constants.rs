@@ -1,5 +1,5 @@
 //! Identities, instants, namespaces, action vocabularies and paths of the
-//! conformance world (10-conformance §3.2).
+//! conformance world.
 
 use sharedos_model::access::AccessContext;
 use sharedos_model::address::Address;

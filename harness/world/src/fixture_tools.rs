@@ -1,7 +1,7 @@
-//! The five misbehaving fixture tools and the control-plane stub
-//! (10-conformance §3.4). Each one does exactly what it is told — a caller's
-//! owner, a path outside its ceiling, a result for another call — so the
-//! kernel alone must catch it.
+//! The five misbehaving fixture tools and the control-plane stub (what
+//! K40, K41 and K43 are checked with). Each one does exactly what it is
+//! told — a caller's owner, a path outside its ceiling, a result for
+//! another call — so the kernel alone must catch it.
 
 use super::arguments::{self as args, object_schema, path_schema, shared};
 use super::constants::{segments, EXECUTION, FILES, FILES_ADMIN, PURGE_ACTION, VAULT_SECRETS, WORKSPACE};

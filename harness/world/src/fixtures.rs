@@ -1,5 +1,5 @@
 //! Every fixture of one conformance world, built and armed from the world
-//! options of 10-conformance §3.7 (the kernel wiring is done by the caller).
+//! options (the kernel wiring is done by the caller).
 //! All dangerous conditions are armed here, by trusted setup.
 
 use super::audit_log::RecordingAudit;

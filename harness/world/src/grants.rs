@@ -1,4 +1,4 @@
-//! The grant set of 10-conformance §3.3 as a function of the world options:
+//! The grant set of a conformance world as a function of the world options:
 //! roots (owner → orchestrator) served only by the chain resolver, and
 //! working grants (orchestrator → agent) served by the grant source.
 

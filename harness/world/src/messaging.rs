@@ -1,4 +1,4 @@
-//! The messaging side of a conformance world (40-messaging §1): recipients
+//! The messaging side of a conformance world (M1–M28): recipients
 //! besides the owner, the acting agent's recipient-scoped send grants
 //! (unbounded, single-use, revoked or absent), each recipient agent's own
 //! execution and read grants, which message ports are attached and how they

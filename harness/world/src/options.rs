@@ -7,11 +7,11 @@
 //! fault row into a silent control. Flags serialise only when set, so a world
 //! that writes `"bounded": false` hashes like one that leaves it out.
 //!
-//! Besides SharedOS's options (`10-conformance.md` §3.7) a world can set the
-//! turn's deadline, cancel it from the host (at an instant, or before it
-//! starts), fail one chosen audit write ([`audit`]), attach the ledger
-//! ([`ledger`]), and describe tools differently in the request than the
-//! kernel defines them ([`classify`]).
+//! Besides SharedOS's own options (the store and lease faults of R65–R67,
+//! among others) a world can set the turn's deadline, cancel it from the
+//! host (at an instant, or before it starts), fail one chosen audit write
+//! ([`audit`]), attach the ledger ([`ledger`]), and describe tools
+//! differently in the request than the kernel defines them ([`classify`]).
 
 pub mod audit;
 pub mod classify;
@@ -66,7 +66,7 @@ pub struct ExpiresAfterOperations {
     pub grant_ids: Vec<String>,
 }
 
-/// The options of one condition's world (`10-conformance.md` §3.7).
+/// The options of one condition's world.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorldOptions {

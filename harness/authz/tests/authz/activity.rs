@@ -1,4 +1,4 @@
-//! Grant activity at a decision's two instants (30-kernel §3.3).
+//! Grant activity at a decision's two instants (K15–K18).
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! Turning a grant source's answer into a turn's authority (30-kernel §3.5).
+//! Turning a grant source's answer into a turn's authority (K4, K10).
 
 use crate::common;
 

@@ -1,5 +1,6 @@
-//! The decision walk (30-kernel §3.1): validity checks, bounded use, host
-//! ceiling, precedence, and the description of missing authority.
+//! The decision walk: validity checks (K11–K14), bounded use (K46–K50), host
+//! ceiling (K62–K65), precedence (K60), and the description of missing
+//! authority (K80).
 
 use crate::common;
 

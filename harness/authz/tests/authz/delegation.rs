@@ -1,4 +1,4 @@
-//! Delegation chains at use and derivation at issue (30-kernel §3.4).
+//! Delegation chains at use and derivation at issue (K51–K61).
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! Matching rules (30-kernel §3.2): invocation, discovery, containment.
+//! Matching rules (K19–K24): invocation, discovery, containment.
 
 use crate::common;
 

@@ -1,45 +1,6 @@
 //! The grading rules: from receipts and a turn's record to a cell verdict.
 //!
-//! # Versions
-//!
-//! [`RULES_VERSION`] numbers *these* rules; it moves whenever a verdict for
-//! the same evidence could change.
-//!
-//! - Version 1 adopts the semantics of SharedOS's judge version 6
-//!   ([`ADOPTED_JUDGE_VERSION`]): per-attempt grading against receipts;
-//!   case status with and without a turn expectation; `refusedBy` read from
-//!   the record's operations; `endedBy` read from the record; an escalation
-//!   ending counts as asked when a call named the affordance, a runtime
-//!   announced it, or the record carries the runtime's `escalationAsked`
-//!   claim; and attempts left unissued because the envelope ended the turn
-//!   with the very ending the row expects count as structurally unreachable
-//!   rather than unexercised.
-//! - Version 2 adds the rule families. A turn expectation may also state
-//!   values of the ending besides status and code (`retryable`, the instant
-//!   it ended, annotations, the runtime provenance, the lifted `promptHash`
-//!   and `escalationAsked`, event counts, ledger balances, and that nothing
-//!   ran after the result); each stated value is graded and named in the
-//!   cell's detail. A step may expect a rejection instead of a result, and
-//!   the boundary that refused it. A messaging world's host operations and
-//!   effects expectation are graded as attempts of their row
-//!   ([`GradingInput::host_attempts`]). Rows that state none of these are
-//!   graded exactly as under version 1.
-//! - Versions 3 and 4 are in the README's history (the standard loop's own
-//!   statements; real clocks).
-//! - Version 5 grades a refusal by the runtime itself
-//!   ([`runtime_refusal`]): an adversarial attempt that never reached
-//!   SharedOS passes, refused by the `runtime`, when a scripted model
-//!   witnessed the CLI answer its model that the attempt's tool, which the
-//!   turn did not offer, does not exist.
-//! - Version 6 grades containment ([`runtime_refusal`]): an attempt at a
-//!   tool of the CLI's own fails on any evidence that something moved
-//!   outside the envelope, and passes only when the CLI said the tool does
-//!   not exist; a call the CLI refused for arguments its schema check
-//!   failed is refused by the `runtime` too.
-//! - Version 7 grades the protocol itself ([`protocol_breach`]): a runtime
-//!   seated from outside that broke `sharedos-runtime/1` in any turn of a
-//!   cell (during the turn, after its outcome or after its report, as the
-//!   turn's record keeps it) fails the cell, naming the breach.
+//! [`RULES_VERSION`] numbers these rules; its history is in `docs/rules/versions.md`.
 //!
 //! The rules are split by concern: [`attempt`] grades one declared attempt,
 //! [`status`] decides a case status, [`finding`] names why a cell did not

@@ -37,11 +37,12 @@ pub enum Family {
     Matrix,
     /// The deadline drain: what a turn takes, finishes and stops near its end.
     Drain,
-    /// Whether an ending offers a retry (`20-envelope.md` §4, W1–W22).
+    /// Whether an ending offers a retry (E75–E84, W1–W22).
     Retryable,
     /// What a runtime states for the record, and where it lands.
     Annotate,
-    /// The messaging rules (`40-messaging-drivers.md`, M- and D-rules).
+    /// The messaging rules (`docs/rules/messaging.md`, and the D rules of
+    /// `docs/rules/drivers.md`).
     Messaging,
     /// Fail-closed paths SharedOS's matrix leaves out: a dependency that
     /// breaks, a call the kernel must refuse rather than work around.

@@ -1,7 +1,7 @@
 //! Attack scripts: what a scripted runtime attempts during a row, and what
 //! SharedOS must answer to each attempt (a SharedOS "move").
 //!
-//! Besides SharedOS's attempts (`10-conformance.md` §2), a script can say
+//! Besides SharedOS's attempts, a script can say
 //! *when* (a step waits for a virtual instant; a call runs alongside the
 //! next steps), state facts for the record (`annotate`), emit runtime
 //! events, read `draining`, act after the turn closed, and end with any

@@ -1,5 +1,5 @@
 //! The columns of the matrix: which runtime sits in the seat, and what that
-//! runtime structurally cannot do (`10-conformance.md` §4.1–§4.3).
+//! runtime structurally cannot do (R46, R47, R57).
 
 use crate::grade::judge::attempt::GradingLimits;
 use crate::input::case::{Condition, BUILT_IN_COLUMN_IDS};
@@ -123,7 +123,7 @@ impl ColumnKind {
     }
 
     /// A model's wire names turn dots into underscores, so a tool whose name
-    /// already has one could not be decoded back exactly (10-conformance §4.4).
+    /// already has one could not be decoded back exactly (R49).
     fn unwritable_tool(self, script: &AttackScript) -> Option<String> {
         if self != ColumnKind::ModelScripted {
             return None;
@@ -263,8 +263,8 @@ impl ColumnKind {
         condition.not_applicable_reason(id).map(str::to_string)
     }
 
-    /// The limits of this column for one row (`10-conformance.md` §4.3:
-    /// `harnessLimits` and `modelLimits`). The adversary has none.
+    /// The limits of this column for one row (R57: `harnessLimits` and
+    /// `modelLimits`). The adversary has none.
     #[must_use]
     pub fn limits(self, script: &AttackScript, condition: &Condition) -> ColumnLimits {
         let unsupported = self.without_own_tools(script).or_else(|| self.without_the_loop(script, condition));

@@ -1,5 +1,5 @@
-//! The messaging family's part of a cell (`60-rule-families.md`, Messaging;
-//! `40-messaging-drivers.md` §1): the host sends and host requests made
+//! The messaging family's part of a cell (M1–M28, `docs/rules/messaging.md`):
+//! the host sends and host requests made
 //! before the first turn, the inbound turn a request can be rebuilt as, and
 //! the port effects a snapshot shows.
 //!

@@ -1,4 +1,4 @@
-//! The turn request a cell hands the envelope (10-conformance §3.8).
+//! The turn request a cell hands the envelope.
 
 use crate::run::world::World;
 use serde_json::Map;

@@ -1,5 +1,5 @@
 //! What a driven column's seat says, written from the declared attempts
-//! (`10-conformance.md` §4.4, `40-messaging-drivers.md` §3.5): the calls in
+//! (R48, R49, D25): the calls in
 //! declared order, the escalation ask when the script ends escalated, the
 //! prompt a live seat would be given, and where the driver declares a step.
 

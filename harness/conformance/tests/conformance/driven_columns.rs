@@ -1,6 +1,6 @@
-//! The driven columns against SharedOS's v6 table (10-conformance §2.9,
-//! §4.3): over the matrix family each driven column has 28 pass (exactly
-//! one of them `pass (driver)`, on the step-ceiling row), 4 not applicable
+//! The driven columns against SharedOS's v6 table (R56, R85): over the
+//! matrix family each driven column has 28 pass (exactly one of them
+//! `pass (driver)`, on the step-ceiling row), 4 not applicable
 //! with a reason, and 2 not implemented; and every scripted column grades
 //! every row identically in status, refusing layers and reason codes.
 

@@ -1,4 +1,4 @@
-//! The retryable rows: every worked example W1–W22 of `20-envelope.md` §4.3
+//! The retryable rows: every worked example W1–W22 of the retryable rule
 //! and the endings that carry no `retryable` (E84), run against the
 //! reference envelope, each checked against the value the table states —
 //! written out here independently of the case files.

@@ -1,4 +1,4 @@
-//! The grading rules without a turn expectation (10-conformance §6.1–§6.3).
+//! The grading rules without a turn expectation (R2, R34–R40).
 
 use crate::judging;
 
@@ -10,7 +10,7 @@ use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_model::audit::Source;
 use sharedos_model::tool::ToolStatus;
 
-// ---- §6.1 vocabulary ----
+// ---- vocabulary (R2) ----
 
 #[test]
 fn r2_cell_statuses_are_the_six_of_the_vocabulary() {
@@ -28,7 +28,7 @@ fn r3_only_fail_and_not_exercised_break_a_build() {
     assert_eq!(breaking, [CellStatus::Fail, CellStatus::NotExercised]);
 }
 
-// ---- §6.2 per-attempt outcome ----
+// ---- per-attempt outcome (R38–R40) ----
 
 #[test]
 fn r39_a_receipt_passes_only_with_an_expected_status_and_code() {
@@ -160,7 +160,7 @@ fn r55_a_receipt_carrying_only_the_transport_code_fails_the_route_lease_row() {
     assert_eq!(judgement.status, CellStatus::Fail);
 }
 
-// ---- §6.3 case status without a turn expectation ----
+// ---- case status without a turn expectation (R34–R37) ----
 
 #[test]
 fn r36_a_row_whose_every_adversarial_attempt_is_not_applicable_is_not_applicable() {

@@ -1,5 +1,5 @@
 //! The grading rules with a turn expectation, and cell assembly
-//! (10-conformance §6.4, §6.5, §6.7).
+//! (R41–R45; the changes of each version are in `docs/rules/versions.md`).
 
 use crate::judging;
 
@@ -13,7 +13,7 @@ use sharedos_conformance::input::script::AttackScript;
 use sharedos_model::audit::Source;
 use sharedos_model::execution::ExecutionStatus;
 
-// ---- §6.4 case status with a turn expectation ----
+// ---- case status with a turn expectation (R41–R43) ----
 
 #[test]
 fn r41_a_turn_refused_before_the_runtime_started_passes_on_its_ending_alone() {
@@ -202,7 +202,7 @@ fn v6_an_attempt_left_unissued_by_an_expected_envelope_ending_is_structurally_un
     assert_eq!(graded.judgement.status, CellStatus::NotExercised);
 }
 
-// ---- §6.5 cell assembly ----
+// ---- cell assembly (R44, R45) ----
 
 #[test]
 fn r45_driver_issued_lists_only_attempts_actually_issued_in_declared_order() {

@@ -27,6 +27,7 @@ mod process_seat;
 mod reason_codes;
 mod receipt;
 mod record;
+mod rules_defined;
 mod support;
 mod vendor_witness;
 mod world_set;

@@ -1,5 +1,5 @@
 //! Evidence lines, the manifest JSON and its Markdown rendering
-//! (10-conformance §1.3, §1.4, §1.8, §6.6; design §5).
+//! (R1, R10, R16, R78, R79).
 
 use serde_json::{json, Value};
 use sharedos_conformance::grade::judge::cell::declared_cell;
@@ -378,7 +378,7 @@ fn strict_failures_list_only_fail_and_not_exercised_cells() {
     assert_eq!(failures[0].1.column_id, "model-scripted");
 }
 
-// ---- Markdown (§1.4) ----
+// ---- Markdown (R16, R79) ----
 
 const EXPECTED_TAIL: &str = "\
 | Invariant | Expected outcome | Condition | Adversary | Standard |

@@ -1,4 +1,4 @@
-//! The MCP column (40-messaging-drivers §5): a harness that runs its own
+//! The MCP column (D40–D54): a harness that runs its own
 //! loop, served the turn's catalogue over MCP, graded on every row it can
 //! express, and graded as the Standard column on every row both express.
 

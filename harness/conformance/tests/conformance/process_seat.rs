@@ -1,6 +1,7 @@
 //! The committed process seats: the Python and the Node.js reference
 //! runtimes, seated over `sharedos-runtime/1`, grade every row exactly as
-//! the embedded adversary does (70-runtime-protocol §6).
+//! the embedded adversary does (`harness/process/PROTOCOL.md`, "Checking a
+//! runtime").
 
 use crate::support::{committed_suite, suite_root};
 use serde_json::Value;

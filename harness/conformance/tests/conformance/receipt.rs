@@ -1,5 +1,5 @@
 //! Receipts: the self-report reader and receipts read from records
-//! (10-conformance §2.7, §4.5).
+//! (R23, R30, R51–R55).
 
 use serde_json::{json, Value};
 use sharedos_conformance::grade::receipt::{

@@ -1,4 +1,4 @@
-//! Record assembly, completeness and redaction (10-conformance §5).
+//! Record assembly, completeness and redaction (R68–R77).
 
 use serde_json::{json, Value};
 use sharedos_conformance::grade::completeness::{check_completeness, GapSeverity};
@@ -439,7 +439,7 @@ fn records_are_strict() {
     assert!(serde_json::from_value::<ExecutionRecord>(value).is_err());
 }
 
-// ---- completeness (§5.3) ----
+// ---- completeness (R74, R75) ----
 
 #[test]
 fn r74_an_ordinary_record_is_usable_with_only_expected_gaps() {
@@ -535,7 +535,7 @@ fn r75_a_fail_closed_turn_whose_grant_store_was_unreachable_stays_usable() {
     assert_eq!(check_completeness(&ordinary).required_fields(), vec!["authority.snapshots"]);
 }
 
-// ---- redaction (§5.3) ----
+// ---- redaction (R76) ----
 
 #[test]
 fn r76_a_clean_record_has_no_forbidden_keys_even_with_an_output_that_has_them() {

@@ -65,28 +65,28 @@
 //!
 //! # Departures from SharedOS's reading
 //!
-//! SharedOS's codec (its §4.2, rule D33) was written without a captured CLI
+//! SharedOS's codec (rule D33) was written without a captured CLI
 //! session; Anthropic's documentation of headless runs and public captures
 //! show a different stream. Where they differ this codec follows the real
 //! stream:
 //!
-//! 1. **`success` with `is_error: true` is coded from the error.** §4.2 codes
+//! 1. **`success` with `is_error: true` is coded from the error.** D33 codes
 //!    a failure with its subtype, so an API failure (which the CLI reports as
 //!    `subtype: "success"`, `is_error: true`) would fail with code `success`.
 //!    The code is derived instead (see above), e.g. `connection_failed`,
 //!    `rate_limit` or `api_error_400`, and is never `success`.
-//! 2. **Error subtypes fail without `is_error`.** §4.2 treats
+//! 2. **Error subtypes fail without `is_error`.** D33 treats
 //!    `error_during_execution` without `is_error` as a completion; builds
 //!    differ in whether they set the flag, and the subtype alone says the
 //!    turn did not succeed.
-//! 3. **An error subtype's message comes from `errors[]`.** §4.2 reads only
+//! 3. **An error subtype's message comes from `errors[]`.** D33 reads only
 //!    `result`, which error subtypes do not carry, so every such failure had
 //!    the fixed sentence.
-//! 4. **Sub-agent frames give nothing.** §4.2 reads every assistant frame;
+//! 4. **Sub-agent frames give nothing.** D33 reads every assistant frame;
 //!    frames with a non-null `parent_tool_use_id` belong to a sub-agent (the
 //!    Task tool), and their calls and prose are not the turn's. `interpret`
 //!    gives `[]` for them.
-//! 5. **The synthetic frame gives no prose.** §4.2 would read the synthetic
+//! 5. **The synthetic frame gives no prose.** D33 would read the synthetic
 //!    frame's "API Error: …" text as assistant prose, which the driver would
 //!    then offer as the turn's output. `interpret` gives `[]` for it.
 //! 6. **Live calls are observations** (live reader). A `tool_use` block on a

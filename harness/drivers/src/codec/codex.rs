@@ -52,27 +52,27 @@
 //!
 //! # Departures from SharedOS's reading
 //!
-//! SharedOS's codec (its §4.1, rules D30–D31) was written without a captured
+//! SharedOS's codec (rules D29–D31) was written without a captured
 //! CLI session; the CLI's own event definitions and public captures of real
 //! runs show a different stream. Where they differ this codec follows the
 //! real stream:
 //!
-//! 1. **A top-level `error` frame is not a failure.** §4.1 shape 2 and D30
-//!    read `{type:"error"}` as a retryable `failed`. The CLI writes that same
+//! 1. **A top-level `error` frame is not a failure.** D30 reads
+//!    `{type:"error"}` as a retryable `failed`. The CLI writes that same
 //!    shape for transient retry notices in runs that then succeed, so a
 //!    reader that fails on it ends good turns early. `interpret` gives `[]`
-//!    for it; `response.failed` still fails as §4.1 says.
+//!    for it; `response.failed` still fails as D30 says.
 //! 2. **Old item naming is accepted.** Older CLI builds wrote
 //!    `item.item_type: "assistant_message"` where newer ones write
 //!    `item.type: "agent_message"`. Both read as prose (in `interpret` and in
 //!    the live reader), and `item_type` is read for the other item kinds
-//!    too; §4.1 shape 5 knows only the new naming.
-//! 3. **The answer is the last agent message** (live reader). §4.1 shape 6
-//!    gives a bare `complete` and leaves the driver to join all prose read so
-//!    far; the CLI's answer is its final agent message, and earlier messages
+//!    too; D31 knows only the new naming.
+//! 3. **The answer is the last agent message** (live reader). D31 reads
+//!    `turn.completed` as a bare `complete` and leaves the driver to join
+//!    all prose read so far; the CLI's answer is its final agent message, and earlier messages
 //!    are progress notes. `interpret` stays stateless and still yields a bare
 //!    `complete`, so on that path the joining is the driver's rule.
-//! 4. **CLI-run calls are observations** (live reader). §4.1 ignores
+//! 4. **CLI-run calls are observations** (live reader). D31 ignores
 //!    `mcp_tool_call` and `command_execution` items; the live reader reports
 //!    them as calls the CLI ran, so they can be compared with what the
 //!    envelope mediated. `interpret` still yields `[]` for them: its

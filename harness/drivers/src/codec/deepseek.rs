@@ -35,7 +35,8 @@
 //!
 //! # Departures from SharedOS's reading
 //!
-//! The real server's stream (`45-vendor-streams.md`) differs from the shape
+//! The real server's stream (captured under `tests/streams/deepseek/`)
+//! differs from the shape
 //! SharedOS assumed; where it does, this codec follows the real stream.
 //!
 //! 1. **`turn/end` with kind `max-tokens` completes the turn.** SharedOS

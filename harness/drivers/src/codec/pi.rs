@@ -38,7 +38,8 @@
 //!
 //! # Departures from SharedOS's reading
 //!
-//! The real stream (`45-vendor-streams.md`) differs from the shape SharedOS
+//! The real stream (captured under `tests/streams/pi/`) differs from the
+//! shape SharedOS
 //! assumed; where it does, this codec follows the real stream.
 //!
 //! 1. **A provider failure fails the turn.** Real Pi has no `error` event: a

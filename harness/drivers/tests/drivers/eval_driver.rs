@@ -1,4 +1,4 @@
-//! The eval-harness driver in the standard loop (§3.2–3.3), over a batch
+//! The eval-harness driver in the standard loop, over a batch
 //! transport with transcript semantics and a protocol whose frames spell
 //! their steps out (D13, D16–D23).
 

@@ -1,4 +1,4 @@
-//! The standard loop under a drain (D11, and the consequences of §2.5 the
+//! The standard loop under a drain (D11, and the consequences the
 //! envelope states as E52–E54): what is in flight is honoured or refused,
 //! nothing new is asked, and a late result ends the turn cancelled.
 //!

@@ -1,4 +1,4 @@
-//! The model driver in the standard loop (§2.10), with scripted replies,
+//! The model driver in the standard loop, with scripted replies,
 //! against the reference kernel; plus its seat rules (D13, D15) and the
 //! chat-completions wire.
 

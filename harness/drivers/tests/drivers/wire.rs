@@ -1,4 +1,5 @@
-//! The helpers every codec shares (40-messaging-drivers §3.9).
+//! The helpers every codec shares: argument parsing (D29, D35) and the
+//! result body every vendor's result frame carries (D32, D33, D36, D37).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};

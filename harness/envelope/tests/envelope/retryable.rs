@@ -1,4 +1,4 @@
-//! §4: the retryable rule, E75–E84, and the worked examples W1–W22.
+//! The retryable rule, E75–E84, and its worked examples W1–W22.
 
 use crate::support;
 

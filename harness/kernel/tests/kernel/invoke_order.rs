@@ -1,4 +1,4 @@
-//! `invokeTool` in the order of 30-kernel §2 (K5, K34–K45).
+//! `invokeTool` in its order (K5, K34–K45).
 
 use crate::support;
 

@@ -1,4 +1,4 @@
-//! The MCP harness runtime's rules (40-messaging-drivers §5, D40–D54),
+//! The MCP harness runtime's rules (D40–D54),
 //! each against the reference kernel and envelope, with rmcp's own client
 //! in the harness's seat.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

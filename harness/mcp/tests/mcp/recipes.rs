@@ -1,4 +1,4 @@
-//! The live recipes of 40-messaging-drivers §5.7, checked for exactly what
+//! The live recipes, checked for exactly what
 //! they write: each vendor's config files byte for byte, its command line
 //! argument for argument, and where its bearer token goes (never on the
 //! command line).

@@ -1,6 +1,6 @@
 //! File tools whose handlers throw when they run, so a row can show that a
-//! throwing handler fails its call `tool_execution_failed` (30-kernel §3,
-//! step 14) and the turn goes on.
+//! throwing handler fails its call `tool_execution_failed` (K44) and the
+//! turn goes on.
 
 use crate::file_store::FileAction;
 use crate::file_tools::tool_name;

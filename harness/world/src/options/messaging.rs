@@ -1,7 +1,7 @@
 //! The `messaging` world option: recipients and their grants, how the two
 //! message ports answer (or whether they exist), and the host-driven
-//! operations of `60-rule-families.md` (a host `sendMessage`, an inbound turn
-//! built from a message).
+//! operations the messaging rows use (a host `sendMessage`, an inbound turn
+//! built from a message; `docs/rules/messaging.md`).
 //!
 //! Like every world option it is strict: an unknown key or value is refused
 //! at load, because a misspelt option would leave the world at baseline and

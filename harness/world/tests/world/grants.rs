@@ -1,4 +1,4 @@
-//! The grant set of 10-conformance §3.3 as a function of the options.
+//! The grant set of a conformance world as a function of the options.
 
 use sharedos_model::capability::Scope;
 use sharedos_model::validate::Validate;

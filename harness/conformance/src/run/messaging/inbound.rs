@@ -1,4 +1,4 @@
-//! Inbound turns (40-messaging §1.7): the host runs a recipient's turn on a
+//! Inbound turns (M13, M14): the host runs a recipient's turn on a
 //! message the acting agent sent it. Built right, the turn's agent and actor
 //! are the recipient and the message's receiver, purpose and trace match the
 //! context; a condition can build it wrongly on purpose, one field at a
