@@ -11,6 +11,9 @@
 //! [`ProcessRuntime::finish`]: the runtime is told `closed`, makes any
 //! after-close requests, and (a scripted seat) sends its receipts.
 
+mod phase;
+
+use self::phase::TurnPhase;
 use crate::breach::{Breach, BreachPhase};
 use crate::message::{HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage};
 use crate::placement::ThreadPin;
@@ -63,12 +66,10 @@ struct TurnShared {
     background: TaskSet,
     ids: RefCell<BTreeSet<String>>,
     origin: Cell<Option<tokio::time::Instant>>,
-    /// `run` ended, or was stopped (and `abort` written).
-    ended: Cell<bool>,
+    /// Where the turn is, as `run`, `finish` and the runtime have moved it.
+    phase: Cell<TurnPhase>,
     /// Where the serving loop hands the runtime's ending to `run`.
     ending: RefCell<Option<oneshot::Sender<Ending>>>,
-    /// The runtime sent its ending (or `run` no longer waits for one).
-    ending_received: Cell<bool>,
     /// The turn is over: timers, the watcher and the loop stop.
     done: AbortSignal,
     /// The serving loop has ended (report, violation, or stopped).
@@ -81,20 +82,23 @@ struct TurnShared {
     released: Cell<u64>,
     /// The request the turn handed out.
     request: RefCell<Option<Rc<RuntimeTurnRequest>>>,
-    /// `closed` was written: a scripted seat owes its report.
-    closed: Cell<bool>,
-    /// A scripted seat's report came: it owes nothing more.
-    reported: Cell<bool>,
     /// How much the runtime had written on stderr when the turn began.
     stderr_mark: Cell<u64>,
     /// The turn's script, for a scripted seat.
     script: RefCell<Option<Value>>,
-    /// The runtime has written something about the turn.
-    heard: Cell<bool>,
-    /// The turn was handed to a fresh process once already.
+    /// The turn was handed to a fresh process once already. Apart from
+    /// the phase: a once-per-turn allowance, spent in whichever phase the
+    /// process exits unheard.
     restarted: Cell<bool>,
     /// The turn's thread and its runtime held on one CPU, until it ends.
     pin: RefCell<Option<ThreadPin>>,
+}
+
+impl TurnShared {
+    /// Moves the phase by `step`, answering where it was.
+    fn advance(&self, step: fn(TurnPhase) -> TurnPhase) -> TurnPhase {
+        self.phase.replace(step(self.phase.get()))
+    }
 }
 
 /// One turn of a seat's runtime.
@@ -147,7 +151,7 @@ impl ProcessRuntime {
         let turn = self.shared.turn.borrow().clone();
         if let Some(session) = self.seat.session().filter(|_| !turn.is_empty()) {
             if self.shared.breach.borrow().is_none() {
-                self.shared.closed.set(true);
+                self.shared.advance(TurnPhase::close);
                 session.write(&HarnessMessage::Closed { turn: &turn });
             }
             if self.script.is_some() {
@@ -157,7 +161,7 @@ impl ProcessRuntime {
                     () = served.aborted() => {}
                     () = self.shared.background.drive() => {}
                 }
-                if self.shared.reported.get() {
+                if self.shared.phase.get().has_reported() {
                     self.check_quiet(&session).await;
                 }
             }
@@ -186,13 +190,7 @@ impl ProcessRuntime {
     /// Records `violation` on this turn, kills the process (the next turn
     /// starts a fresh one), and ends the turn if it still runs.
     fn broke(&self, violation: &Violation, received: Option<String>) {
-        let phase = if self.shared.reported.get() {
-            BreachPhase::AfterReport
-        } else if self.shared.ending_received.get() {
-            BreachPhase::AfterOutcome
-        } else {
-            BreachPhase::Turn
-        };
+        let phase = self.shared.phase.get().breach_phase();
         let stderr = self.seat.discard(self.shared.stderr_mark.get());
         let breach = Breach::new(violation, phase, received, &stderr);
         if let Some(ending) = self.shared.ending.borrow_mut().take() {
@@ -229,7 +227,9 @@ impl ProcessRuntime {
                 Ok(false) => break,
                 // The process ended before it said anything of this turn:
                 // it exited between turns, and the turn goes to a fresh one.
-                Err(Violation::Exited { .. }) if !self.shared.heard.get() && !self.shared.restarted.replace(true) => {
+                Err(Violation::Exited { .. })
+                    if !self.shared.phase.get().has_heard() && !self.shared.restarted.replace(true) =>
+                {
                     match self.restart(&host).await {
                         Some(fresh) => session = fresh,
                         None => break,
@@ -280,7 +280,7 @@ impl ProcessRuntime {
 
     /// Answers one message; `false` once the runtime reported.
     fn handle(&self, session: &Session, host: &RuntimeHost, message: RuntimeMessage) -> Result<bool, Violation> {
-        self.shared.heard.set(true);
+        self.shared.advance(TurnPhase::hear);
         let turn = self.shared.turn.borrow().clone();
         match message.turn() {
             Some(named) if named != turn => {
@@ -311,7 +311,7 @@ impl ProcessRuntime {
                 }
                 // After `closed` only an answer still owed can wake the
                 // runtime: waiting with none in flight would wait forever.
-                if self.shared.closed.get() && self.shared.in_flight.get() == 0 && self.script.is_some() {
+                if self.shared.phase.get().was_closed() && self.shared.in_flight.get() == 0 && self.script.is_some() {
                     return Err(Violation::OutOfOrder {
                         kind: "wait after closed with no call in flight (its report is due)".into(),
                     });
@@ -322,13 +322,15 @@ impl ProcessRuntime {
             }
             RuntimeMessage::Outcome { outcome, .. } => self.ended_with(session, Ending::Outcome(outcome))?,
             RuntimeMessage::Thrown { error, .. } => self.ended_with(session, Ending::Thrown(error.message))?,
-            RuntimeMessage::Report { receipts, .. } if self.shared.ended.get() => {
+            RuntimeMessage::Report { receipts, .. } => {
+                let Some(reported) = self.shared.phase.get().report() else {
+                    return Err(Violation::OutOfOrder { kind: "report".into() });
+                };
                 session.idle();
-                self.shared.reported.set(true);
+                self.shared.phase.set(reported);
                 *self.shared.receipts.borrow_mut() = Some(receipts);
                 return Ok(false);
             }
-            RuntimeMessage::Report { .. } => return Err(Violation::OutOfOrder { kind: "report".into() }),
             RuntimeMessage::Ready { .. } => return Err(Violation::OutOfOrder { kind: "ready".into() }),
         }
         Ok(true)
@@ -338,9 +340,10 @@ impl ProcessRuntime {
     /// the turn was stopped came too late to count, not twice.
     fn ended_with(&self, session: &Session, ending: Ending) -> Result<(), Violation> {
         session.idle();
-        if self.shared.ending_received.replace(true) {
+        let Some(received) = self.shared.phase.get().receive_ending() else {
             return Err(Violation::AfterOutcome { kind: "a second ending".into() });
-        }
+        };
+        self.shared.phase.set(received);
         if let Some(sender) = self.shared.ending.borrow_mut().take() {
             let _ = sender.send(ending);
         }
@@ -379,7 +382,7 @@ impl ProcessRuntime {
             shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
             // After its report the runtime expects nothing more of the turn:
             // a late answer would only reach it amid its next turn.
-            if shared.reported.get() {
+            if shared.phase.get().has_reported() {
                 return;
             }
             let Some(session) = seat.session() else { return };
@@ -421,7 +424,7 @@ impl ProcessRuntime {
         self.shared.background.spawn(async move {
             tokio::select! {
                 () = draining.aborted() => {
-                    if shared.ending_received.get() || shared.closed.get() {
+                    if !shared.phase.get().wants_draining() {
                         return;
                     }
                     if let Some(session) = seat.session() {
@@ -462,7 +465,7 @@ struct AbortOnDrop {
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        if self.runtime.shared.ended.replace(true) {
+        if self.runtime.shared.advance(TurnPhase::end).has_ended() {
             return;
         }
         let turn = self.runtime.shared.turn.borrow().clone();
@@ -492,7 +495,7 @@ impl RuntimePlugin for ProcessRuntime {
             let session = match self.fresh_session().await {
                 Ok(session) => session,
                 Err(breach) => {
-                    self.shared.ended.set(true);
+                    self.shared.advance(TurnPhase::end);
                     let ending = Self::violated(&breach);
                     *self.shared.breach.borrow_mut() = Some(breach);
                     return Ok(ending);
@@ -508,7 +511,7 @@ impl RuntimePlugin for ProcessRuntime {
             self.watch_draining(host.draining());
             self.shared.background.spawn(self.clone().serve(session, host));
             let ending = ending.await;
-            self.shared.ended.set(true);
+            self.shared.advance(TurnPhase::end);
             drop(abort);
             match ending {
                 Ok(Ending::Outcome(outcome)) => Ok(outcome),
