@@ -14,9 +14,9 @@ use sharedos_conformance::input::file::{read_regular, Links};
 use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
 use sharedos_conformance::output::atomic::write_if_changed;
 use sharedos_conformance::output::golden::{bless, compare, strays, GoldenComparison, Stray};
-use sharedos_conformance::output::report::{run_and_report, Report};
 use sharedos_conformance::run::column::columns;
-use sharedos_conformance::run::matrix::{plan, PlannedCell, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{plan, PlannedCell, RunSettings, Selection};
+use sharedos_conformance::suite::report::{run_and_report, Report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

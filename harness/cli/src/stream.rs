@@ -8,9 +8,9 @@
 //! `known_failure` or `stale`; `failing` counts what fails the run.
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::judge::RULES_VERSION;
 use sharedos_conformance::input::baseline::{Baseline, BaselineVerdict};
-use sharedos_conformance::output::report::Report;
+use sharedos_conformance::suite::report::Report;
+use sharedos_conformance::vocab::RULES_VERSION;
 use std::collections::BTreeMap;
 
 /// How a run cell compares with its golden file.

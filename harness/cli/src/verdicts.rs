@@ -7,7 +7,7 @@
 //! rules or case set, or added or removed column, is drift.
 
 use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::output::report::Report;
+use sharedos_conformance::suite::report::Report;
 use sharedos_evidence::compare::diff::{diff, Diff};
 use sharedos_evidence::compare::read::{parse_manifest, read_manifest};
 use std::path::{Path, PathBuf};

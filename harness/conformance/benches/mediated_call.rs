@@ -10,8 +10,8 @@
 use criterion::{criterion_group, Criterion};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
+use sharedos_conformance::input::world::World;
 use sharedos_conformance::run::request::turn_request;
-use sharedos_conformance::run::world::World;
 use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};

@@ -1,24 +1,26 @@
 //! The conformance core: a cell's whole life, stage by stage.
 //!
 //! ```text
-//! input     cases/*.json, adversaries/*.json ──> Suite (refused whole, with file and pointer)
+//! vocab     CellKey, CellStatus and RULES_VERSION, GradingLimits: words every stage shares
 //!   │
-//! run       for each (case, condition, column): World::build ──> seat ──> turns on a
-//!   │       paused clock ──> an ExecutionRecord per turn (plus host-driven messaging)
+//! input     cases/*.json, adversaries/*.json ──> Suite (refused whole, with file and pointer);
+//!   │       World::build arms a condition's kernel
+//! identity  every hash a manifest or record carries, and every domain tag
 //!   │
-//! grade     receipts + the last record + host attempts ──> judge (once) ──> cell verdict
+//! run       seat ──> turns on a paused clock ──> an ExecutionRecord per turn
+//!   │       (plus host-driven messaging), receipts a runtime files
+//! grade     receipts + the last record + host attempts ──> judge (once) ──> Cell
 //!   │
 //! output    snapshot ──> golden compare; manifest ──> Markdown; atomic file writes
-//!
-//! identity  every hash a manifest or record carries, and every domain tag
+//!   │
+//! suite     one cell's whole life, the matrix, and the report built from a run
 //! ```
 //!
-//! `grade` reads records and receipts but never runs a turn, and `output`
-//! renders what `grade` decided. [`run::matrix`] drives a whole run;
-//! [`output::report`] turns it into the manifest. The stages are meant to
-//! read only upward; the imports that still run back up (vocabulary types
-//! defined a stage too late, and `run` driving grading) are listed by
-//! `scripts/module-graph.py`, whose test lets that list only shrink.
+//! Each stage reads only the ones above it: `grade` reads records and
+//! receipts but never runs a turn, `output` renders what `grade` decided,
+//! and only `suite` calls them all ([`suite::matrix`] drives a run,
+//! [`suite::report`] turns it into the manifest).
+//! `scripts/module-graph.py --check` fails on an import that runs back up.
 #![forbid(unsafe_code)]
 
 pub mod grade;
@@ -26,3 +28,5 @@ pub mod identity;
 pub mod input;
 pub mod output;
 pub mod run;
+pub mod suite;
+pub mod vocab;

@@ -9,5 +9,4 @@ pub mod golden;
 pub mod manifest;
 pub mod markdown;
 pub mod printable;
-pub mod report;
 pub mod snapshot;

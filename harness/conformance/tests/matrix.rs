@@ -9,7 +9,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
-use sharedos_conformance::run::matrix::{plan, run_planned, PlannedCell, Selection};
+use sharedos_conformance::suite::matrix::{plan, run_planned, PlannedCell, Selection};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

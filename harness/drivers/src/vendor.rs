@@ -38,6 +38,17 @@ impl Vendor {
         }
     }
 
+    /// The vendor's name for people (`Claude Code`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Vendor::Codex => "Codex",
+            Vendor::ClaudeCode => "Claude Code",
+            Vendor::DeepSeek => "DeepSeek",
+            Vendor::Pi => "Pi",
+        }
+    }
+
     /// Parses a vendor id.
     #[must_use]
     pub fn from_id(id: &str) -> Option<Vendor> {

@@ -34,6 +34,19 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every event type, in the order a turn can emit them.
+    pub const ALL: [EventKind; 9] = [
+        EventKind::TurnDenied,
+        EventKind::TurnStarted,
+        EventKind::ToolRequested,
+        EventKind::ToolCompleted,
+        EventKind::RuntimeEvent,
+        EventKind::TurnCompleted,
+        EventKind::TurnEscalated,
+        EventKind::TurnFailed,
+        EventKind::TurnCancelled,
+    ];
+
     /// The wire spelling.
     #[must_use]
     pub fn as_str(self) -> &'static str {

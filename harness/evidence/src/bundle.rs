@@ -16,9 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 use sharedos_conformance::grade::evidence::GradingEvidence;
+use sharedos_conformance::grade::judge::cell::Cell;
 use sharedos_conformance::input::file::{self, Links};
-use sharedos_conformance::output::golden::CellKey;
-use sharedos_conformance::output::manifest::Cell;
+use sharedos_conformance::vocab::CellKey;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 

@@ -7,11 +7,13 @@ use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
 use crate::failure::{Failure, Place};
 use serde_json::Value;
 use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
+use sharedos_conformance::grade::judge::cell::Cell;
+use sharedos_conformance::input::built_in_column::ADVERSARY_ID;
 use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::golden::CellKey;
-use sharedos_conformance::output::manifest::{reason_code_coverage, Cell, CodeCoverage, Manifest};
-use sharedos_conformance::run::column::{columns, ADVERSARY_ID};
-use sharedos_conformance::run::matrix::{locate, plan, Selection};
+use sharedos_conformance::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
+use sharedos_conformance::run::column::columns;
+use sharedos_conformance::suite::matrix::{locate, plan, Selection};
+use sharedos_conformance::vocab::CellKey;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where each cell of the manifest is.

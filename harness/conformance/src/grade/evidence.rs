@@ -8,13 +8,14 @@
 //! host operations).
 
 use crate::grade::completeness::{check_completeness, Completeness};
-use crate::grade::judge::attempt::{AttemptOutcome, GradingLimits};
+use crate::grade::judge::attempt::AttemptOutcome;
 use crate::grade::judge::cell::assemble_cell;
+use crate::grade::judge::cell::Cell;
 use crate::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
-use crate::grade::receipt::AttemptReceipt;
 use crate::input::case::TurnExpectation;
 use crate::input::script::AttackScript;
-use crate::output::manifest::Cell;
+use crate::run::receipt::AttemptReceipt;
+use crate::vocab::GradingLimits;
 use serde::{Deserialize, Serialize};
 use sharedos_model::record::ExecutionRecord;
 use sharedos_scripted_model::witness::WitnessLog;

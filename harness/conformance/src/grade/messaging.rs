@@ -5,12 +5,12 @@
 
 use crate::grade::judge::attempt::{AttemptGrade, AttemptOutcome};
 use crate::input::script::Expectation;
+use crate::input::world::World;
 use crate::run::messaging::effects::effect_misses;
 use crate::run::messaging::host_request::HostRequestReport;
 use crate::run::messaging::host_send::{self, HostSendReport, HOST_ATTEMPT_PREFIX};
 use crate::run::messaging::MessagingRun;
 use crate::run::turns::ExecutedTurn;
-use crate::run::world::World;
 use sharedos_model::audit::Source;
 use sharedos_model::role::Role;
 use sharedos_model::tool::ToolStatus;

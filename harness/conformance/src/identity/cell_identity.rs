@@ -3,10 +3,10 @@
 
 use super::tags;
 use super::world::world_hash;
-use crate::grade::judge::RULES_VERSION;
 use crate::input::case::Case;
 use crate::input::script::AttackScript;
-use crate::run::world::World;
+use crate::input::world::World;
+use crate::vocab::RULES_VERSION;
 use serde::Serialize;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_model::tool::ToolDefinition;

@@ -4,7 +4,7 @@
 use super::tags;
 use super::world::world_hash;
 use crate::input::case::Case;
-use crate::run::world::{World, WorldError};
+use crate::input::world::{World, WorldError};
 use serde::Serialize;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_model::record::ExecutionRecord;

@@ -2,7 +2,7 @@
 //! a turn runs under.
 
 use super::tags;
-use crate::run::world::World;
+use crate::input::world::World;
 use serde::Serialize;
 use sharedos_model::canonical::{tagged_hash, CanonicalError};
 use sharedos_model::capability::Grant;

@@ -13,11 +13,10 @@
 //! reason = "grant forgery detection lands in 2.3"
 //! ```
 
-use crate::grade::judge::CellStatus;
+use crate::input::built_in_column::column_ids;
 use crate::input::error::{LoadError, LoadErrorKind, Site};
 use crate::input::loader::{read_text, Suite};
-use crate::output::golden::CellKey;
-use crate::run::column::columns;
+use crate::vocab::{CellKey, CellStatus};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -124,7 +123,7 @@ pub fn parse_baseline(path: &Path, text: &str, suite: &Suite) -> Result<Baseline
     if parsed.version != BASELINE_VERSION {
         return Err(root.child("version").out_of_bounds(format!("version {BASELINE_VERSION}")));
     }
-    let known_columns = columns(&suite.seats);
+    let known_columns = column_ids(&suite.seats);
     let mut entries = BTreeMap::new();
     for (index, entry) in parsed.known_failure.into_iter().enumerate() {
         let site = root.child("known-failure").index(index);
@@ -133,9 +132,9 @@ pub fn parse_baseline(path: &Path, text: &str, suite: &Suite) -> Result<Baseline
         if case.condition(&entry.condition).is_none() {
             return Err(site.child("condition").unknown_cell(format!("a condition of case `{}`", case.id)));
         }
-        if !known_columns.iter().any(|c| c.id == entry.column) {
-            let ids: Vec<&str> = known_columns.iter().map(|c| c.id.as_str()).collect();
-            return Err(site.child("column").unknown_cell(format!("a column id (one of {})", ids.join(", "))));
+        if !known_columns.contains(&entry.column) {
+            let ids = known_columns.join(", ");
+            return Err(site.child("column").unknown_cell(format!("a column id (one of {ids})")));
         }
         if entry.reason.trim().is_empty() {
             return Err(site.child("reason").out_of_bounds("a reason: why the cell is expected to fail"));

@@ -8,6 +8,7 @@ pub mod expect_turn;
 
 pub use expect_turn::TurnExpectation;
 
+use crate::input::built_in_column::{column_ids, BuiltInColumn};
 use crate::input::error::{LoadError, Site};
 use crate::input::script::MAX_TEXT;
 use serde::{Deserialize, Serialize};
@@ -16,18 +17,6 @@ use std::collections::BTreeMap;
 
 /// Most conditions one case declares.
 pub const MAX_CONDITIONS: usize = 16;
-
-/// The ids of the built-in columns, in manifest order: the columns a
-/// condition's `notApplicableIn` may name.
-pub const BUILT_IN_COLUMN_IDS: [&str; 7] = [
-    "adversary-embedded",
-    "model-scripted",
-    "codex-scripted",
-    "claude-code-scripted",
-    "deepseek-scripted",
-    "pi-scripted",
-    "mcp-scripted",
-];
 
 /// The rule family a case belongs to; decides how it is grouped and reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -178,8 +167,8 @@ impl Condition {
         let columns = site.child("notApplicableIn");
         for (column, reason) in &self.not_applicable_in {
             let at = columns.child(column);
-            if !BUILT_IN_COLUMN_IDS.contains(&column.as_str()) {
-                let known = BUILT_IN_COLUMN_IDS.join(", ");
+            if BuiltInColumn::from_id(column).is_none() {
+                let known = column_ids(&[]).join(", ");
                 return Err(at.unknown_value(format!("the id of a built-in column (one of {known}), not `{column}`")));
             }
             at.text(reason, MAX_TEXT)?;

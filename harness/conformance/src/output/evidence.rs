@@ -16,8 +16,8 @@
 //! attempt; the run shape always says "attempts". The status never carries
 //! "(driver)" here: that is a table rendering only.
 
-use crate::grade::judge::CellStatus;
-use crate::output::manifest::Cell;
+use crate::grade::judge::cell::Cell;
+use crate::vocab::CellStatus;
 
 /// Said when a declared cell carries no detail.
 const NO_REASON: &str = "no reason given";

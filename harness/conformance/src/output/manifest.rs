@@ -9,15 +9,14 @@
 //! Each addition is optional when read, so a SharedOS manifest (or one
 //! written before `causes` existed) still parses and renders.
 
-use crate::grade::judge::{CellStatus, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use crate::grade::judge::cell::Cell;
 use crate::identity::sets::{hash_evidence_root, hash_prompt_set, EvidenceLeaf, PromptEntry};
 use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::{Family, TurnExpectation};
 use crate::input::script::MoveKind;
 use crate::output::coverage::unreachable_reason;
-use crate::output::golden::CellKey;
-use serde::{Deserialize, Serialize, Serializer};
-use sharedos_model::audit::Source;
+use crate::vocab::{CellKey, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use serde::{Deserialize, Serialize};
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::codes::ReasonCode;
 
@@ -125,143 +124,6 @@ impl ManifestRow {
     #[must_use]
     pub fn row_ref(&self) -> RowRef {
         RowRef { case_id: self.case_id.clone(), condition_id: self.condition_id.clone() }
-    }
-}
-
-/// One graded (or declared) cell.
-///
-/// Serialised in one of two key orders, as SharedOS writes them: a run cell
-/// (`turns > 0`) puts `driverIssued` after `attempted`; a cell decided
-/// without running puts it after `recordGaps`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[must_use]
-pub struct Cell {
-    /// The column.
-    pub column_id: String,
-    /// The verdict.
-    pub status: CellStatus,
-    /// Boundaries that refused, sorted by spelling.
-    pub refused_by: Vec<Source>,
-    /// Codes observed, sorted and unique.
-    pub reason_codes: Vec<String>,
-    /// Refusals the kernel let stand rather than made; reported, not graded.
-    #[serde(default)]
-    pub causes: Vec<String>,
-    /// Attempts the script declares.
-    pub declared: u32,
-    /// Attempts actually issued.
-    pub attempted: u32,
-    /// Driver-issued attempts actually issued, in declared order.
-    pub driver_issued: Vec<String>,
-    /// Attempts graded not applicable.
-    pub not_applicable: u32,
-    /// Whether the last turn's record is usable.
-    pub record_usable: bool,
-    /// Required gaps of the last turn's record.
-    pub record_gaps: Vec<String>,
-    /// Turns run (0 when decided without running).
-    pub turns: u32,
-    /// Why, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-}
-
-impl Cell {
-    /// True when the cell was decided without running a turn.
-    #[must_use]
-    pub fn is_declared(&self) -> bool {
-        self.turns == 0
-    }
-
-    /// How the cell is shown: its status label, or `pass (driver)` when the
-    /// attacking call was issued by the column's driver.
-    #[must_use]
-    pub fn label(&self) -> String {
-        let label = self.status.label();
-        if self.status == CellStatus::Pass && !self.driver_issued.is_empty() {
-            format!("{label} (driver)")
-        } else {
-            label.to_string()
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RunCellWire<'a> {
-    column_id: &'a str,
-    status: CellStatus,
-    refused_by: &'a [Source],
-    reason_codes: &'a [String],
-    causes: &'a [String],
-    declared: u32,
-    attempted: u32,
-    driver_issued: &'a [String],
-    not_applicable: u32,
-    record_usable: bool,
-    record_gaps: &'a [String],
-    turns: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    detail: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DeclaredCellWire<'a> {
-    column_id: &'a str,
-    status: CellStatus,
-    refused_by: &'a [Source],
-    reason_codes: &'a [String],
-    causes: &'a [String],
-    declared: u32,
-    attempted: u32,
-    not_applicable: u32,
-    record_usable: bool,
-    record_gaps: &'a [String],
-    driver_issued: &'a [String],
-    turns: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    detail: Option<&'a str>,
-}
-
-impl Serialize for Cell {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.is_declared() {
-            DeclaredCellWire {
-                column_id: &self.column_id,
-                status: self.status,
-                refused_by: &self.refused_by,
-                reason_codes: &self.reason_codes,
-                causes: &self.causes,
-                declared: self.declared,
-                attempted: self.attempted,
-                not_applicable: self.not_applicable,
-                record_usable: self.record_usable,
-                record_gaps: &self.record_gaps,
-                driver_issued: &self.driver_issued,
-                turns: self.turns,
-                detail: self.detail.as_deref(),
-            }
-            .serialize(serializer)
-        } else {
-            RunCellWire {
-                column_id: &self.column_id,
-                status: self.status,
-                refused_by: &self.refused_by,
-                reason_codes: &self.reason_codes,
-                causes: &self.causes,
-                declared: self.declared,
-                attempted: self.attempted,
-                driver_issued: &self.driver_issued,
-                not_applicable: self.not_applicable,
-                record_usable: self.record_usable,
-                record_gaps: &self.record_gaps,
-                turns: self.turns,
-                detail: self.detail.as_deref(),
-            }
-            .serialize(serializer)
-        }
     }
 }
 

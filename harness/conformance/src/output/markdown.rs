@@ -8,10 +8,11 @@
 //! verdict counts precedes the rows, and the rows (table and evidence) are
 //! listed family by family; a manifest of one family keeps a single table.
 
-use crate::grade::judge::CellStatus;
+use crate::grade::judge::cell::Cell;
 use crate::output::evidence::evidence_line;
-use crate::output::manifest::{Cell, Manifest, ManifestRow};
+use crate::output::manifest::{Manifest, ManifestRow};
 use crate::output::printable::table_cell;
+use crate::vocab::CellStatus;
 
 const TITLE: &str = "# Kernel conformance manifest";
 

@@ -2,10 +2,11 @@
 //! record that carry behaviour — never ids minted per run, never prose that
 //! does not change a verdict.
 
-use crate::grade::receipt::{AttemptReceipt, REPORT_METADATA_KEY};
-use crate::output::manifest::Cell;
+use crate::grade::judge::cell::Cell;
+use crate::input::script::terminal::REPORT_METADATA_KEY;
+use crate::input::world::World;
+use crate::run::receipt::AttemptReceipt;
 use crate::run::turns::ExecutedTurn;
-use crate::run::world::World;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sharedos_model::capability::ResourceRef;

@@ -13,8 +13,9 @@ mod steps;
 
 pub use inspect::NO_GRANT_MATERIAL;
 
-use crate::grade::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_METADATA_KEY, REPORT_VERSION};
+use crate::input::script::terminal::REPORT_METADATA_KEY;
 use crate::input::script::{AttackScript, StallUntil, Terminal, TerminalKind};
+use crate::run::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_VERSION};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::error::RuntimeFailure;

@@ -81,7 +81,7 @@ mod tests {
     use super::RunCache;
     use crate::identity::cell_identity::WorldIdentity;
     use crate::identity::world::policy_hash;
-    use crate::run::world::World;
+    use crate::input::world::World;
     use sharedos_drivers::vendor::Vendor;
     use sharedos_model::tool::ToolDefinition;
     use sharedos_world::options::WorldOptions;

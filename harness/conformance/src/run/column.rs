@@ -1,11 +1,13 @@
 //! The columns of the matrix: which runtime sits in the seat, and what that
 //! runtime structurally cannot do (R46, R47, R57).
 
-use crate::grade::judge::attempt::GradingLimits;
-use crate::input::case::{Condition, BUILT_IN_COLUMN_IDS};
+use crate::input::built_in_column::BuiltInColumn;
+use crate::input::case::Condition;
 use crate::input::script::{AttackScript, MoveKind, TerminalKind};
 use crate::input::seat::{Seat, SeatKind, SeatModel};
+use crate::vocab::GradingLimits;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_envelope::events::EventKind;
 use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 
 /// Which runtime a column seats.
@@ -47,28 +49,14 @@ pub struct ColumnSpec {
     pub kind: ColumnKind,
 }
 
-/// The scripted adversary column's id.
-pub const ADVERSARY_ID: &str = BUILT_IN_COLUMN_IDS[0];
-
-/// The columns built into the harness, in manifest order.
-const BUILT_IN: [(&str, &str, ColumnKind); 7] = [
-    (ADVERSARY_ID, "Adversary", ColumnKind::Adversary),
-    (BUILT_IN_COLUMN_IDS[1], "Standard", ColumnKind::ModelScripted),
-    (BUILT_IN_COLUMN_IDS[2], "Codex", ColumnKind::VendorScripted(Vendor::Codex)),
-    (BUILT_IN_COLUMN_IDS[3], "Claude Code", ColumnKind::VendorScripted(Vendor::ClaudeCode)),
-    (BUILT_IN_COLUMN_IDS[4], "DeepSeek", ColumnKind::VendorScripted(Vendor::DeepSeek)),
-    (BUILT_IN_COLUMN_IDS[5], "Pi", ColumnKind::VendorScripted(Vendor::Pi)),
-    (BUILT_IN_COLUMN_IDS[6], "MCP", ColumnKind::McpScripted),
-];
-
 /// Every column of a run, in manifest order: the built-in ones, then one
 /// per seat, in column-id order.
 #[must_use]
 pub fn columns(seats: &[Seat]) -> Vec<ColumnSpec> {
-    let built_in = BUILT_IN.iter().map(|(id, label, kind)| ColumnSpec {
-        id: (*id).to_string(),
-        label: (*label).to_string(),
-        kind: *kind,
+    let built_in = BuiltInColumn::ALL.into_iter().map(|column| ColumnSpec {
+        id: column.id(),
+        label: column.label().to_string(),
+        kind: ColumnKind::built_in(column),
     });
     let seated = seats.iter().enumerate().map(|(index, seat)| ColumnSpec {
         id: seat.column_id.clone(),
@@ -100,6 +88,17 @@ pub struct ColumnLimits {
 }
 
 impl ColumnKind {
+    /// What a built-in column seats.
+    #[must_use]
+    pub fn built_in(column: BuiltInColumn) -> ColumnKind {
+        match column {
+            BuiltInColumn::Adversary => ColumnKind::Adversary,
+            BuiltInColumn::Standard => ColumnKind::ModelScripted,
+            BuiltInColumn::VendorScripted(vendor) => ColumnKind::VendorScripted(vendor),
+            BuiltInColumn::Mcp => ColumnKind::McpScripted,
+        }
+    }
+
     /// Whether a driver sits between the script and the host.
     #[must_use]
     pub fn is_driven(self) -> bool {
@@ -227,10 +226,9 @@ impl ColumnKind {
         }
         // A turn the row expects never to start (its host aborted it first)
         // ends before any CLI is started, so no start-up can move its end.
-        let starts = condition
-            .expect_turn
-            .as_ref()
-            .is_none_or(|turn| turn.event_counts.as_ref().and_then(|counts| counts.get("turn.started")) != Some(&0));
+        let starts = condition.expect_turn.as_ref().is_none_or(|turn| {
+            turn.event_counts.as_ref().and_then(|counts| counts.get(EventKind::TurnStarted.as_str())) != Some(&0)
+        });
         let ended_at = condition.expect_turn.as_ref().and_then(|turn| turn.ended_at_ms).filter(|ms| *ms < timeout);
         if let Some(ms) = ended_at.filter(|_| starts) {
             return Some(format!("the row fixes the turn's end at {ms} ms, before its time limit; {cli}"));
@@ -259,8 +257,8 @@ impl ColumnKind {
     /// declares for the MCP column holds for every live MCP seat.
     fn declared_not_applicable(self, condition: &Condition) -> Option<String> {
         let kind = if self.serves_mcp() { ColumnKind::McpScripted } else { self };
-        let (id, _, _) = BUILT_IN.iter().find(|(_, _, built_in)| *built_in == kind)?;
-        condition.not_applicable_reason(id).map(str::to_string)
+        let column = BuiltInColumn::ALL.into_iter().find(|column| ColumnKind::built_in(*column) == kind)?;
+        condition.not_applicable_reason(&column.id()).map(str::to_string)
     }
 
     /// The limits of this column for one row (R57: `harnessLimits` and

@@ -15,8 +15,8 @@ pub mod host_request;
 pub mod host_send;
 pub mod inbound;
 
+use crate::input::world::World;
 use crate::run::turns::ExecutedTurn;
-use crate::run::world::World;
 use host_request::HostRequestReport;
 use host_send::HostSendReport;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! The turn request a cell hands the envelope.
 
-use crate::run::world::World;
+use crate::input::world::World;
 use serde_json::Map;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest};

@@ -3,9 +3,9 @@
 //! declared order, the escalation ask when the script ends escalated, the
 //! prompt a live seat would be given, and where the driver declares a step.
 
-use crate::grade::receipt::derived_call_id;
 use crate::input::script::{AttackScript, TerminalKind};
 use crate::run::attempt_call::{attempt_arguments, IssueContext};
+use crate::run::receipt::derived_call_id;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;

@@ -5,13 +5,12 @@ use super::process_script::turn_script;
 use super::process_seats::WorkerSeats;
 use super::request::{execution_id, turn_request};
 use super::seat::{live_mcp_seat, seat, SeatScript};
-use crate::grade::judge::facts::{WorldActivity, QUIET_WINDOW};
-use crate::grade::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
 use crate::input::script::AttackScript;
-use crate::output::golden::CellKey;
+use crate::input::world::World;
 use crate::run::adversary::Adversary;
 use crate::run::column::ColumnKind;
-use crate::run::world::World;
+use crate::run::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
+use crate::vocab::CellKey;
 use sharedos_envelope::error::ExecuteError;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
@@ -292,24 +291,4 @@ fn add_late_receipts(report: &mut AdversarialTurnReport, late: Vec<AttemptReceip
     report.receipts.extend(late);
     let position = |id: &str| script.attempts.iter().position(|a| a.id == id);
     report.receipts.sort_by_key(|r| position(&r.attempt_id));
-}
-
-/// Everything the world holds that a turn can add to.
-fn world_activity(world: &World) -> WorldActivity {
-    let (audit_records, refused_audit_records) = world.fixtures.audit.counts();
-    WorldActivity {
-        audit_records,
-        refused_audit_records,
-        deliveries: world.fixtures.transport.accepted_count(),
-        ledger_lines: world.ledger.as_ref().map_or(0, |l| l.journal_len()),
-    }
-}
-
-/// What the world gained while virtual time ran on for [`QUIET_WINDOW`]
-/// after the last result: nothing, when no timer or task of a turn
-/// outlived it (E60). Under a paused clock the window costs nothing.
-pub async fn activity_after_result(world: &World) -> Vec<String> {
-    let before = world_activity(world);
-    tokio::time::sleep(QUIET_WINDOW).await;
-    before.changes_to(&world_activity(world))
 }

@@ -1,26 +1,30 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
 //! clock (or a real-clock seat's wall clock), a record per turn, the judge over the last record.
 
-use super::cache::RunCache;
-use super::process_seats::WorkerSeats;
-use super::turns::{activity_after_result, run_turns, ExecutedTurn, TurnError};
 use crate::grade::evidence::{grade_cell, GradingEvidence, GradingRules};
+use crate::grade::judge::cell::Cell;
 use crate::grade::judge::TurnFacts;
 use crate::grade::messaging::host_attempts;
-use crate::grade::receipt::{receipts_from_record, AttemptReceipt};
+use crate::grade::receipt::receipts_from_record;
 use crate::identity::cell_identity::{Identity, WorldIdentity};
 use crate::identity::sets::record_hash;
 use crate::identity::world::policy_hash;
 use crate::input::case::{Case, Condition};
 use crate::input::script::AttackScript;
 use crate::input::seat::Seat;
-use crate::output::golden::{CellKey, GoldenComparison, Snapshot};
-use crate::output::manifest::{Cell, CellEvidence, TurnEvidence};
+use crate::input::world::{World, WorldError};
+use crate::output::golden::{GoldenComparison, Snapshot};
+use crate::output::manifest::{CellEvidence, TurnEvidence};
 use crate::output::snapshot::cell_snapshot;
+use crate::run::cache::RunCache;
 use crate::run::column::{column, ColumnKind};
 use crate::run::messaging::MessagingRun;
+use crate::run::process_seats::WorkerSeats;
+use crate::run::quiet::activity_after_result;
+use crate::run::receipt::AttemptReceipt;
 use crate::run::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
-use crate::run::world::{World, WorldError};
+use crate::run::turns::{run_turns, ExecutedTurn, TurnError};
+use crate::vocab::CellKey;
 use serde_json::{Map, Value};
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::CanonicalError;

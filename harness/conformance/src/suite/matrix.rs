@@ -1,17 +1,17 @@
 //! The whole matrix: plan the selected cells, run them on a worker pool, and
 //! put the results in canonical order before anything is written.
 
-use super::cache::RunCache;
 use super::cell::{run_cell, CellError, CellRun, Row};
-use super::process_seats::WorkerSeats;
 use crate::grade::judge::cell::declared_cell;
-use crate::grade::judge::CellStatus;
+use crate::grade::judge::cell::Cell;
 use crate::input::case::{Case, Condition};
 use crate::input::loader::Suite;
 use crate::input::script::AttackScript;
-use crate::output::golden::{compare, CellKey};
-use crate::output::manifest::Cell;
+use crate::output::golden::compare;
+use crate::run::cache::RunCache;
 use crate::run::column::{columns, ColumnSpec};
+use crate::run::process_seats::WorkerSeats;
+use crate::vocab::{CellKey, CellStatus};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};

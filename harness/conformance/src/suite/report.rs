@@ -5,8 +5,8 @@ use crate::identity::sets::{world_set_hash_with, WorldSetError};
 use crate::input::loader::Suite;
 use crate::output::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
 use crate::output::markdown::render_markdown;
-use crate::run::cell::{CellError, CellRun};
-use crate::run::matrix::{locate, run_all, PlannedCell, PlannedResult, RunSettings, Selection};
+use crate::suite::cell::{CellError, CellRun};
+use crate::suite::matrix::{locate, run_all, PlannedCell, PlannedResult, RunSettings, Selection};
 use sharedos_model::canonical::CanonicalError;
 use std::collections::BTreeMap;
 

@@ -8,8 +8,8 @@ use support::{adversary_run, column_run, committed_suite};
 
 use serde_json::{json, Value};
 use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::run::cell::CellRun;
 use sharedos_conformance::run::column::column;
+use sharedos_conformance::suite::cell::CellRun;
 
 fn suite() -> Suite {
     committed_suite()

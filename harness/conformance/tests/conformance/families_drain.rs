@@ -7,7 +7,7 @@ use crate::support;
 use support::{adversary_run, committed_suite};
 
 use serde_json::{json, Value};
-use sharedos_conformance::run::cell::CellRun;
+use sharedos_conformance::suite::cell::CellRun;
 
 fn run(case: &str, condition: &str) -> CellRun {
     let run = adversary_run(&committed_suite(), case, condition);

@@ -3,13 +3,12 @@
 //! then the rows family by family.
 
 use sharedos_conformance::grade::judge::cell::declared_cell;
-use sharedos_conformance::grade::judge::CellStatus;
+use sharedos_conformance::grade::judge::cell::Cell;
 use sharedos_conformance::input::case::Family;
 use sharedos_conformance::input::script::MoveKind;
-use sharedos_conformance::output::manifest::{
-    build_manifest, Cell, ColumnHeader, FamilyRow, ManifestInput, ManifestRow,
-};
+use sharedos_conformance::output::manifest::{build_manifest, ColumnHeader, FamilyRow, ManifestInput, ManifestRow};
 use sharedos_conformance::output::markdown::render_markdown;
+use sharedos_conformance::vocab::CellStatus;
 
 const HASH: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 

@@ -4,7 +4,8 @@
 
 use crate::support::{scratch_suite, suite_root};
 use sharedos_conformance::input::loader::load_suite;
-use sharedos_conformance::output::golden::{compare, CellKey, GoldenComparison, Snapshot};
+use sharedos_conformance::output::golden::{compare, GoldenComparison, Snapshot};
+use sharedos_conformance::vocab::CellKey;
 use std::path::Path;
 use std::process::Command;
 

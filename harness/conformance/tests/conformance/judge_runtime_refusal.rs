@@ -4,7 +4,8 @@
 
 use crate::judging::{attack, control, grade, grade_witnessed, plain_record, receipt, script};
 use serde_json::json;
-use sharedos_conformance::grade::judge::{AttemptGrade, CellStatus};
+use sharedos_conformance::grade::judge::AttemptGrade;
+use sharedos_conformance::vocab::CellStatus;
 use sharedos_model::audit::Source;
 use sharedos_scripted_model::witness::{Answer, Exchange, Outside, OwnCall, Returned, WitnessLog};
 

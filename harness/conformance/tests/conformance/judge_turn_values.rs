@@ -7,12 +7,13 @@ use crate::judging;
 
 use judging::{call, grade_with_facts, operation, receipt, record, script};
 use serde_json::{json, Value};
-use sharedos_conformance::grade::judge::attempt::{AttemptGrade, GradingLimits};
+use sharedos_conformance::grade::judge::attempt::AttemptGrade;
 use sharedos_conformance::grade::judge::turn_values::REAL_CLOCK_SLACK_MS;
-use sharedos_conformance::grade::judge::{CellStatus, Judgement, TurnFacts};
-use sharedos_conformance::grade::receipt::AttemptReceipt;
+use sharedos_conformance::grade::judge::{Judgement, TurnFacts};
 use sharedos_conformance::input::case::TurnExpectation;
 use sharedos_conformance::input::script::AttackScript;
+use sharedos_conformance::run::receipt::AttemptReceipt;
+use sharedos_conformance::vocab::{CellStatus, GradingLimits};
 use sharedos_model::record::{EscalationAsked, ExecutionRecord};
 use std::collections::BTreeMap;
 

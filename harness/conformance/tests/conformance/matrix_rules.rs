@@ -6,7 +6,7 @@ use crate::support;
 
 use support::{adversary_run, committed_suite};
 
-use sharedos_conformance::run::cell::CellRun;
+use sharedos_conformance::suite::cell::CellRun;
 
 fn run(case: &str, condition: &str) -> CellRun {
     adversary_run(&committed_suite(), case, condition)

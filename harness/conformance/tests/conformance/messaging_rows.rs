@@ -7,14 +7,14 @@ use crate::support;
 use support::committed_suite;
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::judge::CellStatus;
 use sharedos_conformance::input::case::{Case, Family};
 use sharedos_conformance::input::error::{LoadError, LoadErrorKind};
 use sharedos_conformance::input::loader::{parse_case, Suite};
-use sharedos_conformance::run::cell::{run_cell, CellRun};
+use sharedos_conformance::input::world::World;
 use sharedos_conformance::run::messaging::inbound::{built_for, first_mismatch};
 use sharedos_conformance::run::request::turn_request;
-use sharedos_conformance::run::world::World;
+use sharedos_conformance::suite::cell::{run_cell, CellRun};
+use sharedos_conformance::vocab::CellStatus;
 use sharedos_model::address::Address;
 use sharedos_world::options::messaging::MessagingOptions;
 use sharedos_world::options::WorldOptions;

@@ -6,7 +6,7 @@
 use crate::support::{committed_suite, suite_root};
 use serde_json::Value;
 use sharedos_conformance::input::loader::{parse_seat, Suite};
-use sharedos_conformance::run::matrix::{plan, run_planned, Selection};
+use sharedos_conformance::suite::matrix::{plan, run_planned, Selection};
 use std::path::Path;
 
 const SEAT: &str = "process:python-reference";
@@ -225,7 +225,7 @@ fn a_per_turn_seat_grades_every_drain_and_annotate_row_as_the_per_run_seat() {
 /// row, run by the same process's successor, is unaffected.
 #[test]
 fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_next() {
-    use sharedos_conformance::run::matrix::{run_all, RunSettings};
+    use sharedos_conformance::suite::matrix::{run_all, RunSettings};
     let standins = suite_root().join("harness/process/tests/standins");
     for when in ["after_outcome", "after_report"] {
         let seat = format!(
@@ -297,7 +297,7 @@ fn v7_a_receipt_that_does_not_read_is_a_breach_of_its_turn() {
 /// runtime, is valid under its direction's schema.
 #[test]
 fn every_line_of_a_whole_column_follows_the_protocol_schemas() {
-    use sharedos_conformance::run::matrix::{run_all, RunSettings};
+    use sharedos_conformance::suite::matrix::{run_all, RunSettings};
     let folder = suite_root().join("harness/seats");
     let trace = std::env::temp_dir().join(format!("sharedos-protocol-trace-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&trace);

@@ -6,8 +6,8 @@
 
 use crate::support::{committed_suite, suite_root};
 use sharedos_conformance::input::loader::load_seat;
-use sharedos_conformance::output::golden::CellKey;
-use sharedos_conformance::run::matrix::{run_all, PlannedCell, RunSettings};
+use sharedos_conformance::suite::matrix::{run_all, PlannedCell, RunSettings};
+use sharedos_conformance::vocab::CellKey;
 use sharedos_scripted_model::witness::Answer;
 
 #[test]

@@ -8,8 +8,8 @@ use crate::support;
 use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::identity::sets::world_set_hash;
 use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::report::build_report;
-use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::suite::report::build_report;
 use support::committed_suite;
 
 /// The world-set hash of the cases `selection` keeps, as the report takes them.

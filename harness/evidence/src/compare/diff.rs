@@ -4,7 +4,7 @@
 
 use crate::compare::read::{CellAt, ReadCell, ReadManifest, Shape, Text};
 use serde::Serialize;
-use sharedos_conformance::grade::judge::CellStatus;
+use sharedos_conformance::vocab::CellStatus;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,8 +3,8 @@
 
 use crate::support::{scratch, suite_root};
 use sharedos_conformance::input::loader::load_suite;
-use sharedos_conformance::output::report::run_and_report;
-use sharedos_conformance::run::matrix::{plan, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{plan, RunSettings, Selection};
+use sharedos_conformance::suite::report::run_and_report;
 use sharedos_evidence::compare::diff::{diff, Change, Moved};
 use sharedos_evidence::compare::read::{read_manifest, Shape};
 use sharedos_evidence::compare::render::{human, markdown};

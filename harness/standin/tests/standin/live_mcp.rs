@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use sharedos_conformance::input::loader::{load_suite, parse_seat, Suite};
-use sharedos_conformance::run::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{plan, run_all, RunSettings, Selection};
 use sharedos_mcp::serve::RelayCommand;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,10 @@
 //! Grading one declared attempt against its receipt.
 
 use crate::grade::judge::runtime_refusal::RuntimeAnswer;
-use crate::grade::receipt::{operations_under, AttemptReceipt};
+use crate::grade::receipt::operations_under;
 use crate::input::script::{AttackScript, Attempt, Expectation, Rejection};
+use crate::run::receipt::AttemptReceipt;
+use crate::vocab::GradingLimits;
 use serde::{Deserialize, Serialize};
 use sharedos_model::audit::Source;
 use sharedos_model::record::{ExecutionRecord, Operation, OperationOutcome};
@@ -32,15 +34,6 @@ pub enum AttemptGrade {
     NotExercised,
     /// Not issued because it structurally cannot be.
     NotApplicable,
-}
-
-/// What the column declares about attempts, as the judge needs it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GradingLimits {
-    /// Attempts this column cannot issue, with the reason.
-    pub unreachable: BTreeMap<String, String>,
-    /// Attempts the column's driver issues on the seat's behalf, with the reason.
-    pub driver_issued: BTreeMap<String, String>,
 }
 
 /// Facts about the graded turn that can excuse an unissued attempt.

@@ -11,11 +11,6 @@ use sharedos_model::execution::ExecutionResult;
 use sharedos_model::instant::Instant;
 use sharedos_world::ledger::Ledger;
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-/// How far virtual time is advanced after the last turn to see whether
-/// anything of it still runs: the longest turn a request may ask for.
-pub const QUIET_WINDOW: Duration = Duration::from_millis(600_000);
 
 /// The facts of the last turn of a cell, besides its record.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,37 +49,5 @@ impl TurnFacts {
     pub fn with_after_result(mut self, activity: Vec<String>) -> TurnFacts {
         self.after_result = Some(activity);
         self
-    }
-}
-
-/// Counters of everything a turn can leave in its world, compared before
-/// and after the quiet window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WorldActivity {
-    /// Accepted audit records.
-    pub audit_records: usize,
-    /// Audit records the sink refused.
-    pub refused_audit_records: usize,
-    /// Accepted message deliveries.
-    pub deliveries: usize,
-    /// Ledger journal lines.
-    pub ledger_lines: usize,
-}
-
-impl WorldActivity {
-    /// What changed from `self` to `later`, in words (empty when nothing did).
-    #[must_use]
-    pub fn changes_to(&self, later: &WorldActivity) -> Vec<String> {
-        let mut changes = Vec::new();
-        let mut note = |what: &str, before: usize, after: usize| {
-            if after != before {
-                changes.push(format!("{} {what}", after.saturating_sub(before)));
-            }
-        };
-        note("audit records", self.audit_records, later.audit_records);
-        note("refused audit records", self.refused_audit_records, later.refused_audit_records);
-        note("deliveries", self.deliveries, later.deliveries);
-        note("ledger movements", self.ledger_lines, later.ledger_lines);
-        changes
     }
 }

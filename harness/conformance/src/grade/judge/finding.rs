@@ -3,9 +3,9 @@
 
 use super::turn_values::TurnValue;
 use super::turn_verdict::TurnVerdict;
-use super::CellStatus;
 use crate::input::case::TurnExpectation;
 use crate::input::script::Expectation;
+use crate::vocab::CellStatus;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::tool::ToolStatus;
 use sharedos_port::escalation::ESCALATION_TOOL;

@@ -4,9 +4,9 @@
 use super::attempt::{AttemptGrade, AttemptOutcome};
 use super::finding::Finding;
 use super::turn_verdict::TurnVerdict;
-use super::CellStatus;
 use crate::grade::completeness::Completeness;
 use crate::input::script::MoveKind;
+use crate::vocab::CellStatus;
 
 fn adversarial(attempts: &[AttemptOutcome]) -> impl Iterator<Item = &AttemptOutcome> {
     attempts.iter().filter(|a| a.is_adversarial())

@@ -7,6 +7,7 @@ use crate::input::case::expect_turn::PROVENANCE_KEY;
 use crate::input::case::TurnExpectation;
 use crate::run::record::events;
 use serde_json::Value;
+use sharedos_envelope::events::EventKind;
 use sharedos_model::record::{EscalationAsked, ExecutionRecord};
 
 /// One graded value of the ending.
@@ -136,7 +137,7 @@ pub fn grade_values(
 /// `metadata.runtime` against the provenance `turn.started` announced.
 fn provenance(record: &ExecutionRecord, facts: &TurnFacts) -> TurnValue {
     let announced =
-        events::first_of(&record.execution.events, events::TURN_STARTED).and_then(|e| e.data.get("runtime"));
+        events::first_of(&record.execution.events, EventKind::TurnStarted).and_then(|e| e.data.get("runtime"));
     let stated = facts.metadata.get(PROVENANCE_KEY);
     let observed = match (announced, stated) {
         (Some(announced), Some(stated)) if same_provenance(announced, stated) => "the envelope's",

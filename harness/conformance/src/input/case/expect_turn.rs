@@ -11,22 +11,10 @@
 use crate::input::error::{LoadError, Site};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
+use sharedos_envelope::events::EventKind;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::EscalationAsked;
 use std::collections::BTreeMap;
-
-/// Event types an expectation may count: the envelope's closed vocabulary.
-pub const COUNTED_EVENT_TYPES: &[&str] = &[
-    "turn.denied",
-    "turn.started",
-    "tool.requested",
-    "tool.completed",
-    "runtime.event",
-    "turn.completed",
-    "turn.escalated",
-    "turn.failed",
-    "turn.cancelled",
-];
 
 /// The metadata key the envelope reserves for its provenance; graded with
 /// `runtimeProvenance`, never as an annotation.
@@ -149,12 +137,13 @@ impl TurnExpectation {
         }
         if let Some(counts) = &self.event_counts {
             let at = site.child("eventCounts");
-            at.length(counts.len(), 1, COUNTED_EVENT_TYPES.len(), "event types")?;
+            at.length(counts.len(), 1, EventKind::ALL.len(), "event types")?;
             for kind in counts.keys() {
-                if !COUNTED_EVENT_TYPES.contains(&kind.as_str()) {
+                if !EventKind::ALL.iter().any(|known| known.as_str() == kind) {
+                    let known: Vec<&str> = EventKind::ALL.iter().map(|known| known.as_str()).collect();
                     return Err(at.child(kind).unknown_value(format!(
                         "an event type the envelope emits, not `{kind}` (one of {})",
-                        COUNTED_EVENT_TYPES.join(", ")
+                        known.join(", ")
                     )));
                 }
             }

@@ -8,7 +8,10 @@ use sharedos_model::execution::RuntimeTurnOutcome;
 use sharedos_model::validate::Validate;
 
 use super::MAX_TEXT;
-use crate::grade::receipt::REPORT_METADATA_KEY;
+
+/// The outcome metadata key a self-reporting runtime files its report
+/// under, so a script's ending may not claim it.
+pub const REPORT_METADATA_KEY: &str = "conformance";
 
 /// Latest instant (ms from turn start) a step or ending may wait for.
 pub const MAX_AT_MS: u64 = 600_000;

@@ -4,10 +4,10 @@
 
 use super::inspect::inspect_grant_material;
 use super::TurnShared;
-use crate::grade::receipt::AttemptReceipt;
 use crate::input::script::expect::{ANNOTATION_REFUSED, EMIT_REFUSED, TURN_DRAINING};
 use crate::input::script::{AttackScript, Attempt, ReadTarget, Rejection, StepKind};
 use crate::run::attempt_call::attempt_call;
+use crate::run::receipt::AttemptReceipt;
 use crate::run::record::events::CONFORMANCE_ATTEMPT;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;

@@ -6,9 +6,10 @@
 
 use super::host_request::HostRequestReport;
 use super::host_send::HostSendReport;
+use crate::input::world::World;
 use crate::run::turns::ExecutedTurn;
-use crate::run::world::World;
 use serde_json::{json, Value};
+use sharedos_envelope::events::EventKind;
 use sharedos_model::instant::Instant;
 use sharedos_world::options::messaging::EffectsExpectation;
 use sharedos_world::transport::Dispatch;
@@ -42,7 +43,7 @@ fn call_ids(turns: &[ExecutedTurn]) -> BTreeSet<String> {
     turns
         .iter()
         .flat_map(|t| t.result.events.iter())
-        .filter(|e| e.kind == "tool.requested")
+        .filter(|e| e.kind == EventKind::ToolRequested.as_str())
         .filter_map(|e| e.data.get("callId").and_then(Value::as_str).map(str::to_string))
         .collect()
 }

@@ -5,7 +5,7 @@
 //! is the reply's payload and nothing else") is graded.
 
 use crate::input::script::Expectation;
-use crate::run::world::World;
+use crate::input::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sharedos_kernel::message_tool::MESSAGES_REQUEST;

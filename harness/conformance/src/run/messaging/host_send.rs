@@ -2,7 +2,7 @@
 //! under the world's context, each measured by what it returned, how many
 //! transport calls it made and how many audit records it wrote (M1, M4, M5).
 
-use crate::run::world::World;
+use crate::input::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use sharedos_model::message::{MessageDeliveryResult, PROTOCOL_VERSION};

@@ -6,9 +6,10 @@
 //! events (virtual clocks), so assembling the same turn twice gives the same
 //! record.
 
-use super::events::{self, PROMPT_HANDED, TOOL_COMPLETED, TOOL_REQUESTED, TURN_FAILED};
+use super::events::{self, PROMPT_HANDED};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use sharedos_envelope::events::EventKind;
 use sharedos_model::audit::{AuditEvent, AuditOutcome, AuditType, Source};
 use sharedos_model::canonical::is_content_hash;
 use sharedos_model::codes::ReasonCode;
@@ -227,7 +228,7 @@ fn execution_section(input: &AssemblyInput<'_>, audit: &[&AuditEvent], exposed_t
         _ => (result.code().map(str::to_string), None, None),
     };
     let ended_by = match result.status {
-        ExecutionStatus::Failed => events::last_of(&result.events, TURN_FAILED)
+        ExecutionStatus::Failed => events::last_of(&result.events, EventKind::TurnFailed)
             .and_then(|e| events::data_str(e, "source"))
             .and_then(EndedBy::parse),
         _ => None,
@@ -320,7 +321,7 @@ fn audited_operation(event: &AuditEvent) -> Option<Operation> {
 /// stable, so operations at one instant keep their audit order.
 fn operations(audit: &[&AuditEvent], result: &ExecutionResult) -> Vec<Operation> {
     let mut operations: Vec<Operation> = audit.iter().filter_map(|e| audited_operation(e)).collect();
-    for event in result.events.iter().filter(|e| e.kind == TOOL_COMPLETED) {
+    for event in result.events.iter().filter(|e| e.kind == EventKind::ToolCompleted.as_str()) {
         let Some(call_id) = events::data_str(event, "callId") else {
             continue;
         };
@@ -367,7 +368,7 @@ fn cost_record(input: &AssemblyInput<'_>, audit: &[&AuditEvent]) -> CostRecord {
         completed_at: result.completed_at.clone(),
         elapsed_ms,
         infrastructure_ms: input.cost.infrastructure_ms,
-        tool_calls: count(result.events.iter().filter(|e| e.kind == TOOL_REQUESTED).count()),
+        tool_calls: count(result.events.iter().filter(|e| e.kind == EventKind::ToolRequested.as_str()).count()),
         authority_loads: count(audit.iter().filter(|e| e.kind == AuditType::AuthorityResolved).count()),
         audit_events: count(audit.len()),
         input_tokens: input.cost.input_tokens.or_else(|| tokens("inputTokens")),

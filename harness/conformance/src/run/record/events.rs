@@ -1,22 +1,14 @@
-//! Reading the envelope's event stream: the few event types a record, a
-//! receipt reader and the judge look at, and their payload fields.
+//! Reading the envelope's event stream: the events a record, a receipt
+//! reader and the judge look at (named by the envelope's `EventKind`), the
+//! runtime announcements inside them, and their payload fields.
 //!
 //! Payloads are untrusted JSON; every accessor answers `None` (or nothing)
 //! for a shape it does not recognise rather than failing.
 
 use serde_json::Value;
+use sharedos_envelope::events::EventKind;
 use sharedos_model::execution::ExecutionEvent;
 
-/// The turn opened and the runtime is about to run.
-pub const TURN_STARTED: &str = "turn.started";
-/// The turn failed; `data.source` says who ended it.
-pub const TURN_FAILED: &str = "turn.failed";
-/// A call passed the envelope's shape checks.
-pub const TOOL_REQUESTED: &str = "tool.requested";
-/// A call was answered (by the envelope or the kernel).
-pub const TOOL_COMPLETED: &str = "tool.completed";
-/// A runtime's own announcement, wrapped by the envelope.
-pub const RUNTIME_EVENT: &str = "runtime.event";
 /// Announcement type: the runtime handed its prompt to the seat.
 pub const PROMPT_HANDED: &str = "prompt.handed";
 /// Announcement type: one attempt receipt of the scripted adversary.
@@ -37,7 +29,7 @@ pub struct Announcement<'a> {
 
 /// Every runtime announcement, in event order.
 pub fn announcements(events: &[ExecutionEvent]) -> impl Iterator<Item = Announcement<'_>> {
-    events.iter().filter(|e| e.kind == RUNTIME_EVENT).filter_map(|e| {
+    events.iter().filter(|e| e.kind == EventKind::RuntimeEvent.as_str()).filter_map(|e| {
         let kind = e.data.get("type")?.as_str()?;
         let data = e.data.get("data")?;
         let runtime_id = e.data.get("runtime").and_then(|r| r.get("id")).and_then(Value::as_str);
@@ -47,26 +39,26 @@ pub fn announcements(events: &[ExecutionEvent]) -> impl Iterator<Item = Announce
 
 /// The first event of a type.
 #[must_use]
-pub fn first_of<'a>(events: &'a [ExecutionEvent], kind: &str) -> Option<&'a ExecutionEvent> {
-    events.iter().find(|e| e.kind == kind)
+pub fn first_of(events: &[ExecutionEvent], kind: EventKind) -> Option<&ExecutionEvent> {
+    events.iter().find(|e| e.kind == kind.as_str())
 }
 
 /// The last event of a type.
 #[must_use]
-pub fn last_of<'a>(events: &'a [ExecutionEvent], kind: &str) -> Option<&'a ExecutionEvent> {
-    events.iter().rev().find(|e| e.kind == kind)
+pub fn last_of(events: &[ExecutionEvent], kind: EventKind) -> Option<&ExecutionEvent> {
+    events.iter().rev().find(|e| e.kind == kind.as_str())
 }
 
 /// True when the runtime was started (a `turn.started` event exists).
 #[must_use]
 pub fn runtime_started(events: &[ExecutionEvent]) -> bool {
-    first_of(events, TURN_STARTED).is_some()
+    first_of(events, EventKind::TurnStarted).is_some()
 }
 
 /// The tool names the runtime was shown, from `turn.started`.
 #[must_use]
 pub fn visible_tools(events: &[ExecutionEvent]) -> Vec<String> {
-    first_of(events, TURN_STARTED)
+    first_of(events, EventKind::TurnStarted)
         .and_then(|e| e.data.get("visibleTools"))
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).map(str::to_string).collect())
@@ -76,7 +68,10 @@ pub fn visible_tools(events: &[ExecutionEvent]) -> Vec<String> {
 /// The runtime id `turn.started` names in its provenance.
 #[must_use]
 pub fn started_runtime_id(events: &[ExecutionEvent]) -> Option<&str> {
-    first_of(events, TURN_STARTED).and_then(|e| e.data.get("runtime")).and_then(|r| r.get("id")).and_then(Value::as_str)
+    first_of(events, EventKind::TurnStarted)
+        .and_then(|e| e.data.get("runtime"))
+        .and_then(|r| r.get("id"))
+        .and_then(Value::as_str)
 }
 
 /// A string field of an event's payload.

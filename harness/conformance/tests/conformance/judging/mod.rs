@@ -3,13 +3,13 @@
 
 use serde_json::{json, Value};
 use sharedos_conformance::grade::completeness::{check_completeness, Completeness};
-use sharedos_conformance::grade::judge::attempt::GradingLimits;
 use sharedos_conformance::grade::judge::cell::assemble_cell;
+use sharedos_conformance::grade::judge::cell::Cell;
 use sharedos_conformance::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
-use sharedos_conformance::grade::receipt::AttemptReceipt;
 use sharedos_conformance::input::case::TurnExpectation;
 use sharedos_conformance::input::script::AttackScript;
-use sharedos_conformance::output::manifest::Cell;
+use sharedos_conformance::run::receipt::AttemptReceipt;
+use sharedos_conformance::vocab::GradingLimits;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_scripted_model::witness::WitnessLog;
