@@ -51,6 +51,7 @@ pub fn check_verdicts(
             script,
             expect_turn: condition.expect_turn.as_ref(),
             limits: &limits,
+            messaging: condition.world.messaging.as_ref(),
         };
         let Some(again) = grade_cell(&line.grading, rules) else {
             let expected = "a run cell's records (it has none)".to_string();

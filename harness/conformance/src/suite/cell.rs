@@ -4,7 +4,6 @@
 use crate::grade::evidence::{grade_cell, GradingEvidence, GradingRules};
 use crate::grade::judge::cell::Cell;
 use crate::grade::judge::TurnFacts;
-use crate::grade::messaging::host_attempts;
 use crate::grade::receipt::receipts_from_record;
 use crate::identity::cell_identity::{Identity, WorldIdentity};
 use crate::identity::sets::record_hash;
@@ -15,6 +14,7 @@ use crate::input::seat::Seat;
 use crate::input::world::{World, WorldError};
 use crate::output::golden::{GoldenComparison, Snapshot};
 use crate::output::manifest::{CellEvidence, TurnEvidence};
+use crate::output::messaging::messaging_effects;
 use crate::output::snapshot::cell_snapshot;
 use crate::run::cache::RunCache;
 use crate::run::column::{column, ColumnKind};
@@ -224,20 +224,26 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<
         .unwrap_or_default();
     let evidence = GradingEvidence {
         receipts: receipts_of(column.kind, script, &turns, &records),
-        host_attempts: host_attempts(&messaging, &world, &turns),
+        messaging: messaging.observe(&world, &turns),
         records,
         facts,
         witness: turns.iter().filter_map(|turn| turn.witness.clone()).collect(),
     };
     let limits = column.kind.limits(script, condition).grading;
-    let rules = GradingRules { column_id, script, expect_turn: condition.expect_turn.as_ref(), limits: &limits };
+    let rules = GradingRules {
+        column_id,
+        script,
+        expect_turn: condition.expect_turn.as_ref(),
+        limits: &limits,
+        messaging: condition.world.messaging.as_ref(),
+    };
     let Some(graded) = grade_cell(&evidence, rules) else {
         return Err(CellError::Record { execution_id: case.id.clone(), detail: "the cell ran no turn".to_string() });
     };
+    let effects = evidence.messaging.as_ref().zip(graded.messaging.as_ref()).map(|(o, g)| messaging_effects(o, g));
     let cell = graded.cell;
     let hashes = evidence_of(&key, &evidence.records)?;
-    let snapshot = cell_snapshot(&cell, &turns, &evidence.records, &evidence.receipts, &world)
-        .with_messaging(messaging.snapshot_effects(&world, &turns));
+    let snapshot = cell_snapshot(&cell, &turns, &evidence.records, &evidence.receipts, &world).with_messaging(effects);
     let snapshot = Snapshot::of(&snapshot);
     let world_hash = records_of.identity.world.hash.clone();
     let grading = row.keep_grading.then_some(evidence);

@@ -5,6 +5,7 @@ mod archive;
 mod certify;
 mod diff;
 mod fuzz_readers;
+mod messaging_regrade;
 mod schemas;
 mod signature;
 mod statement_fields;

@@ -91,3 +91,15 @@ pub fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status();
     assert!(made.unwrap().success(), "mkfifo {}", path.display());
 }
+
+/// The evidence lines of `bundle`, parsed.
+pub fn read_lines(bundle: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(bundle.join(sharedos_evidence::bundle::EVIDENCE_FILE)).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Writes `lines` as the evidence lines of `bundle`.
+pub fn write_lines(bundle: &Path, lines: &[serde_json::Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(bundle.join(sharedos_evidence::bundle::EVIDENCE_FILE), text).unwrap();
+}

@@ -1,21 +1,11 @@
 //! Every kind of tampering is caught, and the failure names its place.
 
-use crate::support::{codes, copy_of_bundle, reseal, scratch, suite_root, verify_plain};
+use crate::support::{codes, copy_of_bundle, read_lines, reseal, scratch, suite_root, verify_plain, write_lines};
 use serde_json::Value;
 use sharedos_evidence::bundle::{list_files, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use sharedos_evidence::failure::Failure;
 use sharedos_evidence::verify::{verify, VerifyOptions};
 use std::path::Path;
-
-fn read_lines(bundle: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(bundle.join(EVIDENCE_FILE)).unwrap();
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn write_lines(bundle: &Path, lines: &[Value]) {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(bundle.join(EVIDENCE_FILE), text).unwrap();
-}
 
 fn read_manifest(bundle: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(bundle.join(MANIFEST_FILE)).unwrap()).unwrap()

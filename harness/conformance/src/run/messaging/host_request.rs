@@ -1,10 +1,9 @@
 //! Host requests: a `messages.request` call handed to the kernel directly,
 //! outside any turn, so the tool's own answer can be read whole. A turn's
 //! runtime sees the same answer (the envelope passes a tool result through),
-//! but no runtime receipt carries an output; this is where M27 ("the output
-//! is the reply's payload and nothing else") is graded.
+//! but no runtime receipt carries an output; this is where what M27 grades
+//! ("the output is the reply's payload and nothing else") is observed.
 
-use crate::input::script::Expectation;
 use crate::input::world::World;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -20,8 +19,8 @@ pub const HOST_REQUEST_PREFIX: &str = "host-request-";
 
 /// What one host request got back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HostRequestReport {
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostRequestObservation {
     /// The request's id.
     pub id: String,
     /// The call id it was made under.
@@ -38,24 +37,21 @@ pub struct HostRequestReport {
     /// The payload of the reply the router handed back for this call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_payload: Option<Value>,
-    /// Whether it met its expectation.
-    pub met: bool,
-    /// Why it did not, when it did not.
+    /// What the kernel threw, when it threw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub threw: Option<String>,
 }
 
 /// Makes every host request of `options`, in order.
-pub async fn run_host_requests(world: &World, options: Option<&MessagingOptions>) -> Vec<HostRequestReport> {
-    let Some(options) = options else { return Vec::new() };
-    let mut reports = Vec::new();
+pub async fn run_host_requests(world: &World, options: &MessagingOptions) -> Vec<HostRequestObservation> {
+    let mut observed = Vec::with_capacity(options.host_requests.len());
     for request in &options.host_requests {
-        reports.push(run_host_request(world, request).await);
+        observed.push(run_host_request(world, request).await);
     }
-    reports
+    observed
 }
 
-async fn run_host_request(world: &World, request: &HostRequest) -> HostRequestReport {
+async fn run_host_request(world: &World, request: &HostRequest) -> HostRequestObservation {
     let now = world.fixtures.clock.now();
     let trace_id = turn_trace_id(1);
     let context = acting_context(&now, &trace_id, &agent());
@@ -69,52 +65,24 @@ async fn run_host_request(world: &World, request: &HostRequest) -> HostRequestRe
     let answer = world.kernel.invoke_tool(&context, &call, &AbortSignal::new()).await;
     let reply_payload =
         world.fixtures.router.answered().get(replies_before).and_then(|reply| reply.get("payload")).cloned();
-    let mut report = HostRequestReport {
+    let mut observed = HostRequestObservation {
         id: request.id.clone(),
         call_id,
         status: None,
         reason_code: None,
         output: None,
         reply_payload,
-        met: false,
-        detail: None,
+        threw: None,
     };
     match answer {
         Ok(result) => {
-            report.status = Some(result.status());
-            report.reason_code = result.error().map(|e| e.code.clone());
+            observed.status = Some(result.status());
+            observed.reason_code = result.error().map(|e| e.code.clone());
             if let ToolOutcome::Succeeded { output } = result.outcome {
-                report.output = Some(output);
+                observed.output = Some(output);
             }
         }
-        Err(error) => report.detail = Some(format!("the kernel threw: {error}")),
+        Err(error) => observed.threw = Some(error.to_string()),
     }
-    let misses = misses(request, &report);
-    report.met = misses.is_empty() && report.detail.is_none();
-    if !misses.is_empty() {
-        report.detail = Some(misses.join("; "));
-    }
-    report
-}
-
-fn misses(request: &HostRequest, report: &HostRequestReport) -> Vec<String> {
-    let expect = &request.expect;
-    let mut misses = Vec::new();
-    let Some(status) = report.status else { return misses };
-    let expectation = Expectation::new(expect.statuses.clone(), expect.reason_codes.clone());
-    if !expectation.accepts(status, report.reason_code.as_deref()) {
-        misses.push(format!(
-            "it was answered `{}` ({})",
-            status.as_str(),
-            report.reason_code.as_deref().unwrap_or("no code")
-        ));
-    }
-    if expect.output_is_reply_payload {
-        match (&report.output, &report.reply_payload) {
-            (Some(output), Some(payload)) if output == payload => {}
-            (_, None) => misses.push("the router handed back no reply with a payload".to_string()),
-            _ => misses.push("its output is not exactly the reply's payload".to_string()),
-        }
-    }
-    misses
+    observed
 }
