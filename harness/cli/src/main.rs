@@ -34,8 +34,6 @@ mod interrupt;
 mod mcp_seats;
 mod protocol_check;
 mod seat_start;
-mod stream;
-mod verdicts;
 
 use clap::Parser;
 

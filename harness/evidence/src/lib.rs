@@ -1,6 +1,8 @@
 //! Certification bundles: one column certified over the whole canonical
 //! suite, with the evidence, the suite and a signed statement, and the
-//! offline check of such a bundle.
+//! offline check of such a bundle; the comparison of two manifests
+//! (`compare`), and the committed verdicts a real-clock column is held to
+//! (`verdicts`).
 
 pub mod archive;
 pub mod bundle;
@@ -13,4 +15,5 @@ pub mod failure;
 mod recompute;
 mod regrade;
 pub mod statement;
+pub mod verdicts;
 pub mod verify;

@@ -28,6 +28,7 @@ mod reason_codes;
 mod receipt;
 mod record;
 mod rules_defined;
+mod run_events;
 mod support;
 mod vendor_witness;
 mod world_set;

@@ -6,10 +6,10 @@
 //! fresh verdicts with FILE through `diff`'s engine, and any moved cell,
 //! rules or case set, or added or removed column, is drift.
 
+use crate::compare::diff::{diff, Diff};
+use crate::compare::read::{parse_manifest, read_manifest};
 use sharedos_conformance::output::atomic::write_if_changed;
 use sharedos_conformance::suite::report::Report;
-use sharedos_evidence::compare::diff::{diff, Diff};
-use sharedos_evidence::compare::read::{parse_manifest, read_manifest};
 use std::path::{Path, PathBuf};
 
 /// What comparing or writing the verdicts found: drift (for `check`), and
@@ -74,7 +74,7 @@ fn describe(compared: &Diff) -> Vec<String> {
     drift.extend(compared.columns_added.iter().map(|column| format!("column {column} is new")));
     drift.extend(compared.columns_removed.iter().map(|column| format!("column {column} is gone")));
     for cell in &compared.cells {
-        let status = |view: &Option<sharedos_evidence::compare::diff::CellView>| {
+        let status = |view: &Option<crate::compare::diff::CellView>| {
             view.as_ref().map_or_else(|| "absent".to_string(), |v| v.status.as_str().to_string())
         };
         let (before, after) = (status(&cell.before), status(&cell.after));

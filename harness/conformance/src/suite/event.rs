@@ -1,0 +1,103 @@
+//! What a run reports, as one ordered stream of events that every reporter
+//! (human, JSON Lines, JUnit) renders: `Started`, one `Cell` per run or
+//! declared cell in canonical order (case, condition, column), one `Drift`
+//! per way the files disagree with the run, then `Finished` with the
+//! totals. The order does not depend on `--jobs`.
+
+use crate::grade::judge::cell::Cell;
+use crate::input::baseline::{Baseline, BaselineVerdict};
+use crate::suite::lifecycle::GoldenState;
+use crate::suite::report::Report;
+use crate::vocab::CellKey;
+use std::collections::BTreeMap;
+
+/// Cells per column and status, both sorted.
+pub type Summary = BTreeMap<String, BTreeMap<String, usize>>;
+
+/// One event of a run's report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEvent<'a> {
+    /// The run began grading this many cells.
+    Started {
+        /// Cells selected.
+        selected: usize,
+    },
+    /// One cell's verdict.
+    Cell(CellEvent<'a>),
+    /// One way the files disagree with the run.
+    Drift(&'a str),
+    /// The run's totals.
+    Finished(Totals),
+}
+
+/// One cell as reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellEvent<'a> {
+    /// Its name.
+    pub key: CellKey,
+    /// The graded (or declared) cell.
+    pub cell: &'a Cell,
+    /// How it compares with its golden file; `None` for a declared cell.
+    pub golden: Option<&'a GoldenState>,
+    /// What the baseline says of it.
+    pub baseline: BaselineVerdict<'a>,
+}
+
+/// A run's totals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Totals {
+    /// Cells per column and status.
+    pub summary: Summary,
+    /// Cells that fail the run.
+    pub failing: usize,
+    /// Failures the baseline accepts.
+    pub known_failures: usize,
+    /// Baseline entries for cells that no longer fail.
+    pub stale: usize,
+    /// Drift entries.
+    pub drift: usize,
+}
+
+/// Every event of one run, in order.
+#[must_use]
+pub fn run_events<'a>(
+    report: &'a Report,
+    golden: &'a BTreeMap<String, GoldenState>,
+    drift: &'a [String],
+    baseline: &'a Baseline,
+) -> Vec<RunEvent<'a>> {
+    let cells: Vec<CellEvent<'a>> = report
+        .manifest
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter().map(move |cell| (row.key_of(cell), cell)))
+        .map(|(key, cell)| CellEvent {
+            golden: golden.get(&key.trial_name()),
+            baseline: baseline.verdict(&key, cell.status),
+            key,
+            cell,
+        })
+        .collect();
+    let totals = Totals {
+        summary: summary(&cells),
+        failing: cells.iter().filter(|c| baseline.fails_run(&c.key, c.cell.status)).count(),
+        known_failures: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::KnownFailure { .. })).count(),
+        stale: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::Stale { .. })).count(),
+        drift: drift.len(),
+    };
+    let mut events = Vec::with_capacity(cells.len() + drift.len() + 2);
+    events.push(RunEvent::Started { selected: cells.len() });
+    events.extend(cells.into_iter().map(RunEvent::Cell));
+    events.extend(drift.iter().map(|entry| RunEvent::Drift(entry.as_str())));
+    events.push(RunEvent::Finished(totals));
+    events
+}
+
+fn summary(cells: &[CellEvent<'_>]) -> Summary {
+    let mut counts = Summary::new();
+    for event in cells {
+        let column = counts.entry(event.cell.column_id.clone()).or_default();
+        *column.entry(event.cell.status.as_str().to_string()).or_default() += 1;
+    }
+    counts
+}
