@@ -6,4 +6,5 @@
 # (the PROFILE_MATRIX, PROFILE_CELL and PROFILE_TURNS workloads).
 set -eu
 cd "$(dirname "$0")/.."
-exec cargo bench -p sharedos-conformance -- "$@"
+# Benchmarks build with whole-program LTO (the `release-lto` profile).
+exec cargo bench --profile release-lto -p sharedos-conformance -- "$@"
