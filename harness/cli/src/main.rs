@@ -29,7 +29,7 @@ mod decode;
 #[cfg(test)]
 mod docs;
 mod evidence;
-mod exit;
+use sharedos_conformance_metadata::exit;
 mod interrupt;
 mod mcp_seats;
 mod protocol_check;

@@ -11,7 +11,6 @@ mod claims;
 pub mod compare;
 pub mod dsse;
 pub mod environment;
-pub mod failure;
 mod recompute;
 mod regrade;
 pub mod statement;

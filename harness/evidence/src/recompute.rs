@@ -3,7 +3,6 @@
 //! suite, the world set, each column's prompt set.
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
-use crate::failure::{Failure, Place};
 use crate::statement::Statement;
 use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::identity::sets::world_set_hash_with;
@@ -12,6 +11,7 @@ use sharedos_conformance::input::loader::Suite;
 use sharedos_conformance::output::manifest::{evidence_root, prompt_set_hash, CellEvidence, Manifest};
 use sharedos_conformance::suite::cell::evidence_of;
 use sharedos_conformance::vocab::{ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use sharedos_conformance_metadata::failure::{Failure, Place};
 use std::collections::BTreeMap;
 
 /// One value both the manifest and the statement state.

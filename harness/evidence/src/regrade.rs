@@ -4,7 +4,6 @@
 //! cell the suite declares.
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
-use crate::failure::{Failure, Place};
 use serde_json::Value;
 use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
 use sharedos_conformance::grade::judge::cell::Cell;
@@ -14,6 +13,7 @@ use sharedos_conformance::output::manifest::{reason_code_coverage, CodeCoverage,
 use sharedos_conformance::run::column::columns;
 use sharedos_conformance::suite::matrix::{locate, plan, Selection};
 use sharedos_conformance::vocab::CellKey;
+use sharedos_conformance_metadata::failure::{Failure, Place};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where each cell of the manifest is.

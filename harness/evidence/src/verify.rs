@@ -8,13 +8,13 @@ use crate::bundle::{
     list_files, read_regular, EvidenceLine, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR,
 };
 use crate::dsse::Envelope;
-use crate::failure::{Failure, Place};
 use crate::statement::{sha256_hex, Statement, Subject};
 use ed25519_dalek::VerifyingKey;
 use serde::de::DeserializeOwned;
 use sharedos_conformance::identity::case_set::case_set_hash;
 use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::output::manifest::Manifest;
+use sharedos_conformance_metadata::failure::{Failure, Place};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -313,7 +313,7 @@ fn every_line_of_a_whole_column_follows_the_protocol_schemas() {
         }
     }
     let schema = |name: &str| {
-        let path = suite_root().join("harness/process/schemas").join(name);
+        let path = suite_root().join("harness/metadata/schemas").join(name);
         jsonschema::validator_for(&serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()).unwrap()
     };
     let (harness, runtime) = (schema("harness-message.schema.json"), schema("runtime-message.schema.json"));

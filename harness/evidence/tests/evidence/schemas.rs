@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 
 fn validator(name: &str) -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../metadata/schemas").join(name);
     let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     jsonschema::validator_for(&schema).unwrap()
 }

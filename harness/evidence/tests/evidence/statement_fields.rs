@@ -6,8 +6,8 @@
 use crate::support::{copy_of_bundle, resign, scratch};
 use ed25519_dalek::SigningKey;
 use serde_json::Value;
+use sharedos_conformance_metadata::failure::Failure;
 use sharedos_evidence::bundle::STATEMENT_FILE;
-use sharedos_evidence::failure::Failure;
 use sharedos_evidence::verify::{verify, SignatureCheck, Verification, VerifyOptions};
 use std::path::Path;
 

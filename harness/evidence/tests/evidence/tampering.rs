@@ -2,8 +2,8 @@
 
 use crate::support::{codes, copy_of_bundle, read_lines, reseal, scratch, suite_root, verify_plain, write_lines};
 use serde_json::Value;
+use sharedos_conformance_metadata::failure::Failure;
 use sharedos_evidence::bundle::{list_files, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
-use sharedos_evidence::failure::Failure;
 use sharedos_evidence::verify::{verify, VerifyOptions};
 use std::path::Path;
 

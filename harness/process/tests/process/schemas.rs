@@ -5,7 +5,7 @@ use serde_json::Value;
 use sharedos_process::message::RUNTIME_TYPES;
 
 fn schema(name: &str) -> Value {
-    let path = format!("{}/schemas/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../metadata/schemas/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

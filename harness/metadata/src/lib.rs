@@ -1,0 +1,31 @@
+//! What other tools read of a `sharedos-conformance` run, in a crate that
+//! depends on nothing but `serde` and `thiserror`: a cell's name and verdict, the rules
+//! version, the exit codes, and every way a bundle fails to verify. The
+//! JSON Schemas of the files the harness writes and reads (manifest,
+//! statement, baseline, and the two sides of the `sharedos-runtime/1`
+//! protocol) are in this crate's `schemas/` folder.
+//!
+//! ```
+//! use sharedos_conformance_metadata::{CellKey, CellStatus, Exit};
+//!
+//! let key = CellKey { case: "bounded-grant".into(), condition: "baseline".into(), column: "process:mine".into() };
+//! assert_eq!(key.trial_name(), "bounded-grant/baseline/process:mine");
+//! assert_eq!(key.relative_path(), std::path::Path::new("bounded-grant/baseline.process.mine.json"));
+//!
+//! let status: CellStatus = serde_json::from_str("\"fail\"").unwrap();
+//! assert!(status.breaks_build());
+//! assert_eq!(Exit::ConformanceFailure.code(), 1);
+//! ```
+//!
+//! Everything here is an API: a change to a name, a wire spelling or an
+//! exit code is a change for every script that reads them.
+
+pub mod cell_key;
+pub mod exit;
+pub mod failure;
+pub mod status;
+
+pub use cell_key::CellKey;
+pub use exit::Exit;
+pub use failure::{Failure, Place};
+pub use status::{CellStatus, ADOPTED_JUDGE_VERSION, RULES_VERSION};
