@@ -10,12 +10,12 @@
 use crate::home::TurnHome;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
+use sharedos_conformance_metadata::witness::OwnCall;
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::read_stream;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
 use sharedos_scripted_model::server::{fresh_secret, CANARY_URL};
-use sharedos_scripted_model::witness::OwnCall;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

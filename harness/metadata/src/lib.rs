@@ -1,9 +1,10 @@
 //! What other tools read of a `sharedos-conformance` run, in a crate that
-//! depends on nothing but `serde` and `thiserror`: a cell's name and verdict, the rules
-//! version, the exit codes, and every way a bundle fails to verify. The
-//! JSON Schemas of the files the harness writes and reads (manifest,
-//! statement, baseline, and the two sides of the `sharedos-runtime/1`
-//! protocol) are in this crate's `schemas/` folder.
+//! depends on nothing but `serde` and `thiserror`: a cell's name and
+//! verdict, the rules version, the exit codes, every way a bundle fails to
+//! verify, and the witness log a scripted model keeps of a live turn (part
+//! of a bundle's evidence lines). The JSON Schemas of the files the harness
+//! writes and reads (manifest, statement, baseline, and the two sides of
+//! the `sharedos-runtime/1` protocol) are in this crate's `schemas/` folder.
 //!
 //! ```
 //! use sharedos_conformance_metadata::{CellKey, CellStatus, Exit};
@@ -24,6 +25,7 @@ pub mod cell_key;
 pub mod exit;
 pub mod failure;
 pub mod status;
+pub mod witness;
 
 pub use cell_key::CellKey;
 pub use exit::Exit;

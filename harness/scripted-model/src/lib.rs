@@ -8,4 +8,3 @@ pub mod play;
 pub mod responses;
 pub mod server;
 pub mod view;
-pub mod witness;

@@ -4,8 +4,8 @@
 use crate::naming::PresentedName;
 use crate::play::{call_id, call_index, Reply, FAILURE_MESSAGE, FINAL_TEXT};
 use crate::view::{sse, RequestView, Then, Wire};
-use crate::witness::{bounded, Returned};
 use serde_json::{json, Value};
+use sharedos_conformance_metadata::witness::{bounded, Returned};
 
 /// The API's name in the witness log.
 pub const API: &str = "openai-responses";

@@ -5,7 +5,6 @@
 use crate::naming::{presented_name, PresentedName};
 use crate::play::{Play, PlayCall, Reply};
 use crate::view::{RequestView, Role, Then, Wire};
-use crate::witness::{Answer, Exchange, WitnessLog};
 use crate::{anthropic, responses};
 use bytes::Bytes;
 use futures::StreamExt;
@@ -15,6 +14,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use sharedos_conformance_metadata::witness::{Answer, Exchange, WitnessLog};
 use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;

@@ -1,7 +1,7 @@
 //! What the scripted model reads from one request, whichever API carried it.
 
 use crate::naming::PresentedName;
-use crate::witness::Returned;
+use sharedos_conformance_metadata::witness::Returned;
 
 /// Whether a request belongs to the agent's loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

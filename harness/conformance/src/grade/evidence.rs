@@ -19,8 +19,8 @@ use crate::run::messaging::MessagingObservation;
 use crate::run::receipt::AttemptReceipt;
 use crate::vocab::GradingLimits;
 use serde::{Deserialize, Serialize};
+use sharedos_conformance_metadata::witness::WitnessLog;
 use sharedos_model::record::ExecutionRecord;
-use sharedos_scripted_model::witness::WitnessLog;
 use sharedos_world::options::messaging::MessagingOptions;
 
 /// Everything one run cell is graded from.

@@ -27,8 +27,8 @@ use crate::input::script::AttackScript;
 use crate::run::receipt::AttemptReceipt;
 use crate::vocab::{CellStatus, GradingLimits};
 use attempt::Excuses;
+use sharedos_conformance_metadata::witness::WitnessLog;
 use sharedos_model::record::ExecutionRecord;
-use sharedos_scripted_model::witness::WitnessLog;
 
 /// Everything one cell is graded on.
 #[derive(Debug, Clone, Copy)]

@@ -12,6 +12,7 @@ use crate::run::transcript::{
     SeatEnding, NEVER_MS,
 };
 use serde_json::{json, Value};
+use sharedos_conformance_metadata::witness::WitnessLog;
 use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::eval_driver::{EvalHarnessDriver, EvalHarnessDriverOptions};
 use sharedos_drivers::model_client::{TimedReply, TranscriptModelClient};
@@ -31,7 +32,6 @@ use sharedos_mcp::serve::ServeOptions;
 use sharedos_model::execution::{ExecutionRequest, RuntimeManifest};
 use sharedos_process::runtime::CallIdFor;
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
-use sharedos_scripted_model::witness::WitnessLog;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 

@@ -6,8 +6,8 @@ use crate::judging::{attack, control, grade, grade_witnessed, plain_record, rece
 use serde_json::json;
 use sharedos_conformance::grade::judge::AttemptGrade;
 use sharedos_conformance::vocab::CellStatus;
+use sharedos_conformance_metadata::witness::{Answer, Exchange, Outside, OwnCall, Returned, WitnessLog};
 use sharedos_model::audit::Source;
-use sharedos_scripted_model::witness::{Answer, Exchange, Outside, OwnCall, Returned, WitnessLog};
 
 /// A witness of one turn: the model asked for call `index` under `name`
 /// (`offered` or not), and the CLI returned `text` for it in the next

@@ -3,13 +3,13 @@
 //! named as each CLI names it.
 
 use serde_json::Value;
+use sharedos_conformance_metadata::witness::OwnCall;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_mcp::containment::{
     asks_for_own_tools, own_calls, placed, Canaries, OwnTool, CANARY_VARIABLE, WORK_CANARY,
 };
 use sharedos_mcp::home::TurnHome;
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
-use sharedos_scripted_model::witness::OwnCall;
 
 /// The frames of a committed real stream, as a live seat receives them.
 fn frames(vendor: &str, file: &str) -> Vec<String> {

@@ -2,9 +2,9 @@
 //! replies, the key, the endings' wire forms, and the witness log.
 
 use serde_json::{json, Value};
+use sharedos_conformance_metadata::witness::{Answer, WitnessLog};
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding, FINAL_TEXT};
 use sharedos_scripted_model::server::{ModelEndpoint, ModelServer};
-use sharedos_scripted_model::witness::{Answer, WitnessLog};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

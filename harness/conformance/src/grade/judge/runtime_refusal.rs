@@ -22,8 +22,8 @@
 //! Without any such evidence the attempt stays unexercised.
 
 use crate::input::script::AttackScript;
+use sharedos_conformance_metadata::witness::{Returned, WitnessLog};
 use sharedos_mcp::containment::OwnTool;
-use sharedos_scripted_model::witness::{Returned, WitnessLog};
 use std::collections::BTreeMap;
 
 /// What the runtime did with an attempt it kept from the envelope.

@@ -10,9 +10,9 @@ use sharedos_conformance::input::case::TurnExpectation;
 use sharedos_conformance::input::script::AttackScript;
 use sharedos_conformance::run::receipt::AttemptReceipt;
 use sharedos_conformance::vocab::GradingLimits;
+use sharedos_conformance_metadata::witness::WitnessLog;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::ExecutionRecord;
-use sharedos_scripted_model::witness::WitnessLog;
 
 pub const H: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 pub const EXEC: &str = "exec";
