@@ -1,8 +1,8 @@
 //! The `--baseline` helpers the commands share.
 
 use crate::exit::Exit;
-use sharedos_conformance::input::baseline::{load_baseline, Baseline};
-use sharedos_conformance::input::loader::Suite;
+use sharedos_grading::input::baseline::{load_baseline, Baseline};
+use sharedos_grading::input::loader::Suite;
 use std::path::Path;
 
 /// The baseline `--baseline` names (an empty one without it).

@@ -6,18 +6,20 @@ use crate::baseline::read_baseline;
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use serde_json::json;
-use sharedos_conformance::input::case::Family;
-use sharedos_conformance::input::error::LoadError;
-use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
-use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::run::column::columns;
 use sharedos_conformance::suite::event::{run_events, RunEvent};
 use sharedos_conformance::suite::lifecycle::{settle, RunMode};
-use sharedos_conformance::suite::matrix::{plan, PlannedCell, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::RunSettings;
 use sharedos_conformance::suite::report::run_and_report;
 use sharedos_conformance::suite::reporter::human::human_lines;
 use sharedos_conformance::suite::reporter::jsonl::jsonl_values;
 use sharedos_conformance::suite::reporter::junit::junit_xml;
+use sharedos_evidence::verdicts::Verdicts;
+use sharedos_grading::column::columns;
+use sharedos_grading::input::case::Family;
+use sharedos_grading::input::error::LoadError;
+use sharedos_grading::input::loader::{load_seat, load_suite, Suite};
+use sharedos_grading::output::atomic::write_if_changed;
+use sharedos_grading::plan::{plan, PlannedCell, Selection};
 
 /// Runs one subcommand and returns how it ended.
 pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
@@ -124,7 +126,11 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
     let full = selection == Selection::default() && args.select.seats.is_empty();
     let mut settled = settle(&args.select.root, &suite, &report, mode, full);
     if let Some(file) = &args.verdicts {
-        let outcome = sharedos_evidence::verdicts::compare_or_write(file, &report, mode != RunMode::Check);
+        let outcome = sharedos_evidence::verdicts::compare_or_write(
+            file,
+            Verdicts { manifest_json: &report.manifest_json, markdown: &report.markdown },
+            mode != RunMode::Check,
+        );
         for moved in &outcome.written {
             tell!("verdicts written to {}: {moved}", file.display());
         }

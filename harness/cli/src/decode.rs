@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::live::{read_stream_from, CallOrigin, IgnoredKind, LiveStreamReader, StreamReading};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use std::io::Write;
 
 fn vendor(arg: VendorArg) -> Vendor {

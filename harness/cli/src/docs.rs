@@ -265,6 +265,53 @@ fn docs_architecture_floors_hold_every_crate_and_point_down() {
     assert!(upward.is_empty(), "{document}: dependencies that do not point to a lower floor: {upward:?}");
 }
 
+/// Every dependency a crate's manifest names under `[dependencies]`,
+/// from the workspace or not.
+fn all_dependencies(manifest: &str) -> Vec<String> {
+    manifest
+        .lines()
+        .skip_while(|line| line.trim() != "[dependencies]")
+        .skip(1)
+        .take_while(|line| !line.starts_with('['))
+        .filter_map(|line| line.split(['=', '.', ' ']).next())
+        .filter(|name| !name.is_empty() && !name.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn docs_the_verifier_builds_without_the_runtime_machinery() {
+    // What `verify` and `diff` need, and what runs runtimes: the process
+    // seats, the MCP server (rmcp, hyper), the drivers, the scripted model.
+    let machinery =
+        ["sharedos-process", "sharedos-mcp", "sharedos-drivers", "sharedos-scripted-model", "sharedos-conformance"];
+    let external = ["rmcp", "hyper", "hyper-util"];
+    let folders: BTreeMap<String, String> = members()
+        .into_iter()
+        .map(|folder| {
+            let manifest = read(&format!("harness/{folder}/Cargo.toml"));
+            let name = manifest.lines().find_map(|line| line.strip_prefix("name = \"")).expect("a name");
+            (name.trim_end_matches('"').to_string(), folder)
+        })
+        .collect();
+    let mut reached = std::collections::BTreeSet::new();
+    let mut pending = vec!["sharedos-evidence".to_string()];
+    while let Some(name) = pending.pop() {
+        if !reached.insert(name.clone()) {
+            continue;
+        }
+        if let Some(folder) = folders.get(&name) {
+            pending.extend(all_dependencies(&read(&format!("harness/{folder}/Cargo.toml"))));
+        }
+    }
+    assert!(reached.contains("sharedos-grading") && reached.contains("ed25519-dalek"), "{reached:?}");
+    let pulled: Vec<&String> =
+        reached.iter().filter(|name| machinery.contains(&name.as_str()) || external.contains(&name.as_str())).collect();
+    assert!(pulled.is_empty(), "the verifier pulls in {pulled:?}");
+    let readme = read("README.md");
+    assert!(readme.contains("cargo tree -p sharedos-evidence"), "README shows the verifier's tree");
+}
+
 #[test]
 fn docs_architecture_crates_table_names_every_crate() {
     let document = "docs/design/architecture.md";

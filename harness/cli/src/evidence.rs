@@ -4,12 +4,12 @@ use crate::args::{CertifyArgs, DiffArgs, DiffFormat, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use serde_json::json;
-use sharedos_conformance::input::baseline::BaselineVerdict;
-use sharedos_conformance::input::loader::{load_seat, load_suite};
+use sharedos_conformance::certify::{prepare, CertifyError, CertifyRequest};
 use sharedos_evidence::bundle::WriteError;
-use sharedos_evidence::certify::{prepare, CertifyError, CertifyRequest};
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
 use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
+use sharedos_grading::input::baseline::BaselineVerdict;
+use sharedos_grading::input::loader::{load_seat, load_suite};
 
 pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
     let invalid = |error: &dyn std::fmt::Display| {
@@ -132,7 +132,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
     match args.format {
         VerifyFormat::Human => {
             for failure in &verification.failures {
-                say!("FAIL {}", sharedos_conformance::output::printable::one_line(&failure.to_string()));
+                say!("FAIL {}", sharedos_grading::output::printable::one_line(&failure.to_string()));
             }
             if verification.verified() {
                 say!("verified: {} cells graded again; signature {signature}", verification.regraded);

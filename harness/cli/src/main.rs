@@ -4,12 +4,12 @@
 /// `println!` that never panics: a closed or full stdout (`| head`) ends
 /// the printing, not the run, so reports and the JUnit file are still
 /// written and the exit code still says how the run went. Control
-/// characters are escaped ([`printable`](sharedos_conformance::output::printable::printable)).
+/// characters are escaped ([`printable`](sharedos_grading::output::printable::printable)).
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let text = format!($($arg)*);
-        let _ = writeln!(std::io::stdout().lock(), "{}", sharedos_conformance::output::printable::printable(&text));
+        let _ = writeln!(std::io::stdout().lock(), "{}", sharedos_grading::output::printable::printable(&text));
     }};
 }
 
@@ -18,7 +18,7 @@ macro_rules! tell {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let text = format!($($arg)*);
-        let _ = writeln!(std::io::stderr().lock(), "{}", sharedos_conformance::output::printable::printable(&text));
+        let _ = writeln!(std::io::stderr().lock(), "{}", sharedos_grading::output::printable::printable(&text));
     }};
 }
 

@@ -5,7 +5,7 @@
 
 use crate::args::McpRelayArgs;
 use crate::exit::Exit;
-use sharedos_conformance::input::loader::Suite;
+use sharedos_grading::input::loader::Suite;
 use sharedos_mcp::live::{cli_version, command_available};
 use sharedos_mcp::relay::relay as carry;
 use sharedos_mcp::serve::RelayCommand;

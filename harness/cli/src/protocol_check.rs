@@ -8,12 +8,13 @@
 use crate::args::ProtocolCheckArgs;
 use crate::exit::Exit;
 use crate::seat_start::{cannot_start, DOCUMENT};
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::input::built_in_column::ADVERSARY_ID;
-use sharedos_conformance::input::loader::{load_seat, load_suite, Suite};
-use sharedos_conformance::input::seat::SeatKind;
 use sharedos_conformance::run::process_seats::try_start;
-use sharedos_conformance::suite::matrix::{plan, run_all, PlannedResult, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{run_all, PlannedResult, RunSettings};
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::built_in_column::ADVERSARY_ID;
+use sharedos_grading::input::loader::{load_seat, load_suite, Suite};
+use sharedos_grading::input::seat::SeatKind;
+use sharedos_grading::plan::{plan, Selection};
 
 /// One exchange: a row, what it leans on, and where the document says how.
 struct Exchange {

@@ -4,10 +4,10 @@
 //! same breach at once), `certify` starts the seat once first.
 
 use crate::exit::Exit;
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::input::seat::Seat;
 use sharedos_conformance::run::process_seats::try_start;
 use sharedos_conformance::suite::cell::CellRun;
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::input::seat::Seat;
 use sharedos_process::breach::Breach;
 
 /// Where a runtime author reads how a runtime starts.

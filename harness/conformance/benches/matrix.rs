@@ -8,21 +8,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, Criterion};
-use sharedos_conformance::identity::cell_identity::{Identity, WorldIdentity};
-use sharedos_conformance::identity::sets::record_hash;
-use sharedos_conformance::identity::world::policy_hash;
-use sharedos_conformance::input::built_in_column::ADVERSARY_ID;
-use sharedos_conformance::input::loader::{load_suite, Suite};
-use sharedos_conformance::input::world::World;
-use sharedos_conformance::output::golden::GoldenComparison;
-use sharedos_conformance::run::column::column;
 use sharedos_conformance::run::process_seats::WorkerSeats;
-use sharedos_conformance::run::record::assemble::assemble_record;
-use sharedos_conformance::run::turns::{run_turns, ExecutedTurn};
+use sharedos_conformance::run::turns::run_turns;
 use sharedos_conformance::suite::cell::{assembly_input, run_cell, RecordContext};
-use sharedos_conformance::suite::matrix::{locate, plan, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::RunSettings;
 use sharedos_conformance::suite::report::{run_and_report, Report};
-use sharedos_conformance::vocab::CellKey;
+use sharedos_grading::column::column;
+use sharedos_grading::identity::cell_identity::{Identity, WorldIdentity};
+use sharedos_grading::identity::sets::record_hash;
+use sharedos_grading::identity::world::policy_hash;
+use sharedos_grading::input::built_in_column::ADVERSARY_ID;
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::input::world::World;
+use sharedos_grading::output::golden::GoldenComparison;
+use sharedos_grading::plan::{locate, plan, Selection};
+use sharedos_grading::record::assemble::assemble_record;
+use sharedos_grading::record::turn::ExecutedTurn;
+use sharedos_grading::vocab::CellKey;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::tool::ToolDefinition;
 use sharedos_process::message::Clock;

@@ -10,13 +10,13 @@
 use criterion::{criterion_group, Criterion};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
-use sharedos_conformance::input::world::World;
 use sharedos_conformance::run::request::turn_request;
 use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
 use sharedos_envelope::runtime::{complete, RuntimePlugin};
+use sharedos_grading::input::world::World;
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::{ToolCall, ToolStatus};

@@ -4,13 +4,9 @@
 pub mod adversary;
 pub mod attempt_call;
 pub mod cache;
-pub mod column;
-pub mod messaging;
 pub mod process_script;
 pub mod process_seats;
 pub mod quiet;
-pub mod receipt;
-pub mod record;
 pub mod request;
 pub mod seat;
 pub mod transcript;

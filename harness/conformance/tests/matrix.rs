@@ -7,9 +7,10 @@
 //! rewrites the golden files of the trials it runs instead of comparing.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use sharedos_conformance::input::loader::{load_suite, Suite};
-use sharedos_conformance::output::golden::{bless, compare, GoldenComparison};
-use sharedos_conformance::suite::matrix::{plan, run_planned, PlannedCell, Selection};
+use sharedos_conformance::suite::matrix::run_planned;
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::output::golden::{bless, compare, GoldenComparison};
+use sharedos_grading::plan::{plan, PlannedCell, Selection};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

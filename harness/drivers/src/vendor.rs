@@ -1,4 +1,5 @@
-//! The four vendors: identity, requirements, manifests, and their codecs.
+//! The four vendors (the list itself is in `sharedos-conformance-metadata`):
+//! their protocols, codecs and manifests.
 
 use crate::codec::{claude_code, codex, deepseek, pi};
 use crate::live::LiveStreamReader;
@@ -10,82 +11,24 @@ use sharedos_model::message::PROTOCOL_VERSION;
 /// The version every driven manifest states.
 pub const ADAPTER_VERSION: &str = "1.0.0-preview";
 
-/// A vendor whose CLI can be seated through the eval driver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Vendor {
-    /// OpenAI Codex (`codex exec --json`).
-    Codex,
-    /// Anthropic Claude Code (`claude -p --output-format stream-json`).
-    ClaudeCode,
-    /// DeepSeek Harness (JSON-RPC 2.0 SDK server).
-    DeepSeek,
-    /// Pi (`pi --mode rpc`).
-    Pi,
+pub use sharedos_conformance_metadata::vendor::Vendor;
+
+/// What the harness speaks with each vendor's CLI: its wire protocol, its
+/// frame writer, its stream reader, and the manifest of a driven turn.
+pub trait VendorWire {
+    /// The vendor's protocol.
+    fn protocol(self) -> Box<dyn HarnessProtocol>;
+    /// The vendor's frame writer.
+    fn writer(self) -> Box<dyn HarnessFrameWriter>;
+    /// A fresh reader for the CLI's real stream.
+    fn live_reader(self) -> Box<dyn LiveStreamReader>;
+    /// The manifest of a driven turn: `sharedos.<id>`.
+    fn manifest(self) -> RuntimeManifest;
 }
 
-impl Vendor {
-    /// Every vendor, in column order.
-    pub const ALL: [Vendor; 4] = [Vendor::Codex, Vendor::ClaudeCode, Vendor::DeepSeek, Vendor::Pi];
-
-    /// The vendor id, as in `sharedos.<id>` and `<id>-scripted`.
-    #[must_use]
-    pub fn id(self) -> &'static str {
-        match self {
-            Vendor::Codex => "codex",
-            Vendor::ClaudeCode => "claude-code",
-            Vendor::DeepSeek => "deepseek",
-            Vendor::Pi => "pi",
-        }
-    }
-
-    /// The vendor's name for people (`Claude Code`).
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Vendor::Codex => "Codex",
-            Vendor::ClaudeCode => "Claude Code",
-            Vendor::DeepSeek => "DeepSeek",
-            Vendor::Pi => "Pi",
-        }
-    }
-
-    /// Parses a vendor id.
-    #[must_use]
-    pub fn from_id(id: &str) -> Option<Vendor> {
-        Vendor::ALL.into_iter().find(|vendor| vendor.id() == id)
-    }
-
-    /// The executable expected on PATH.
-    #[must_use]
-    pub fn executable(self) -> &'static str {
-        match self {
-            Vendor::Codex => "codex",
-            Vendor::ClaudeCode => "claude",
-            Vendor::DeepSeek => "dsh",
-            Vendor::Pi => "pi",
-        }
-    }
-
-    /// Environment variables any one of which carries a credential.
-    #[must_use]
-    pub fn credential_variables(self) -> &'static [&'static str] {
-        match self {
-            Vendor::Codex => &["OPENAI_API_KEY", "CODEX_API_KEY"],
-            Vendor::ClaudeCode => &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
-            Vendor::DeepSeek => &["DEEPSEEK_API_KEY", "DSH_API_KEY"],
-            Vendor::Pi => &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "PI_API_KEY"],
-        }
-    }
-
-    /// Whether the catalogue reaches the CLI outside its wire.
-    #[must_use]
-    pub fn catalogue_out_of_band(self) -> bool {
-        matches!(self, Vendor::DeepSeek | Vendor::Pi)
-    }
-
+impl VendorWire for Vendor {
     /// The vendor's protocol.
-    #[must_use]
-    pub fn protocol(self) -> Box<dyn HarnessProtocol> {
+    fn protocol(self) -> Box<dyn HarnessProtocol> {
         match self {
             Vendor::Codex => Box::new(codex::CodexProtocol),
             Vendor::ClaudeCode => Box::new(claude_code::ClaudeCodeProtocol),
@@ -95,8 +38,7 @@ impl Vendor {
     }
 
     /// The vendor's frame writer.
-    #[must_use]
-    pub fn writer(self) -> Box<dyn HarnessFrameWriter> {
+    fn writer(self) -> Box<dyn HarnessFrameWriter> {
         match self {
             Vendor::Codex => Box::new(codex::CodexWriter),
             Vendor::ClaudeCode => Box::new(claude_code::ClaudeCodeWriter),
@@ -106,8 +48,7 @@ impl Vendor {
     }
 
     /// A fresh reader for the CLI's real stream.
-    #[must_use]
-    pub fn live_reader(self) -> Box<dyn LiveStreamReader> {
+    fn live_reader(self) -> Box<dyn LiveStreamReader> {
         match self {
             Vendor::Codex => Box::new(codex::CodexLiveReader::default()),
             Vendor::ClaudeCode => Box::new(claude_code::ClaudeCodeLiveReader::default()),
@@ -117,8 +58,7 @@ impl Vendor {
     }
 
     /// The manifest of a driven turn: `sharedos.<id>`.
-    #[must_use]
-    pub fn manifest(self) -> RuntimeManifest {
+    fn manifest(self) -> RuntimeManifest {
         let mut metadata = Map::new();
         metadata.insert("package".into(), json!("@aicoo/sharedos-adapters"));
         metadata.insert("harness".into(), json!(self.id()));

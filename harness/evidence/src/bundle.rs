@@ -15,10 +15,10 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use sharedos_conformance::grade::evidence::GradingEvidence;
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::input::file::{self, Links};
-use sharedos_conformance::vocab::CellKey;
+use sharedos_grading::grade::evidence::GradingEvidence;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::file::{self, Links};
+use sharedos_grading::vocab::CellKey;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -147,7 +147,7 @@ fn write_all(staging: &Path, out: &Path, files: &[BundleFile]) -> Result<(), Wri
 }
 
 /// Reads a file of an untrusted bundle: a regular file, never a link
-/// (see [`sharedos_conformance::input::file::read_regular`]).
+/// (see [`sharedos_grading::input::file::read_regular`]).
 ///
 /// # Errors
 /// As that function.

@@ -25,11 +25,11 @@
 use crate::bundle::{EvidenceLine, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::{runtime_of, Statement, HARNESS_NAME, PREDICATE_TYPE, STATEMENT_TYPE};
 use serde_json::Value;
-use sharedos_conformance::input::built_in_column::ADVERSARY_ID;
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::manifest::Manifest;
-use sharedos_conformance::run::column::columns;
 use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_grading::column::columns;
+use sharedos_grading::input::built_in_column::ADVERSARY_ID;
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::output::manifest::Manifest;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The fields of the statement that need no other file: its types and

@@ -10,9 +10,10 @@
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
 use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
-use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use ed25519_dalek::{Signature, Signer, Verifier};
+pub use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
-use sharedos_conformance::input::file::{read_regular_capped, Links};
+use sharedos_grading::input::file::{read_regular_capped, Links};
 use std::path::{Path, PathBuf};
 
 /// The payload type of an in-toto statement.

@@ -4,14 +4,14 @@
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
-use sharedos_conformance::identity::case_set::case_set_hash;
-use sharedos_conformance::identity::sets::world_set_hash_with;
-use sharedos_conformance::identity::tags::HASH_SCHEME;
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::manifest::{evidence_root, prompt_set_hash, CellEvidence, Manifest};
-use sharedos_conformance::suite::cell::evidence_of;
-use sharedos_conformance::vocab::{ADOPTED_JUDGE_VERSION, RULES_VERSION};
 use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_grading::identity::case_set::case_set_hash;
+use sharedos_grading::identity::sets::world_set_hash_with;
+use sharedos_grading::identity::tags::HASH_SCHEME;
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::output::manifest::evidence_of;
+use sharedos_grading::output::manifest::{evidence_root, prompt_set_hash, CellEvidence, Manifest};
+use sharedos_grading::vocab::{ADOPTED_JUDGE_VERSION, RULES_VERSION};
 use std::collections::BTreeMap;
 
 /// One value both the manifest and the statement state.

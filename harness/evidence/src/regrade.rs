@@ -5,15 +5,15 @@
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
 use serde_json::Value;
-use sharedos_conformance::grade::evidence::{grade_cell, GradingRules};
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::input::built_in_column::ADVERSARY_ID;
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
-use sharedos_conformance::run::column::columns;
-use sharedos_conformance::suite::matrix::{locate, plan, Selection};
-use sharedos_conformance::vocab::CellKey;
 use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_grading::column::columns;
+use sharedos_grading::grade::evidence::{grade_cell, GradingRules};
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::built_in_column::ADVERSARY_ID;
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
+use sharedos_grading::plan::{locate, plan, Selection};
+use sharedos_grading::vocab::CellKey;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where each cell of the manifest is.

@@ -8,8 +8,7 @@
 
 use crate::compare::diff::{diff, Diff};
 use crate::compare::read::{parse_manifest, read_manifest};
-use sharedos_conformance::output::atomic::write_if_changed;
-use sharedos_conformance::suite::report::Report;
+use sharedos_grading::output::atomic::write_if_changed;
 use std::path::{Path, PathBuf};
 
 /// What comparing or writing the verdicts found: drift (for `check`), and
@@ -30,9 +29,18 @@ fn markdown_path(file: &Path) -> PathBuf {
     file.with_extension("md")
 }
 
+/// A run's verdicts: its manifest as committed, and its Markdown rendering.
+#[derive(Debug, Clone, Copy)]
+pub struct Verdicts<'a> {
+    /// The manifest's JSON.
+    pub manifest_json: &'a str,
+    /// Its Markdown rendering.
+    pub markdown: &'a str,
+}
+
 /// Compares `report`'s verdicts with `file`; when `write`, writes them
 /// there (and the Markdown beside it) if they moved or `file` is new.
-pub fn compare_or_write(file: &Path, report: &Report, write: bool) -> VerdictsOutcome {
+pub fn compare_or_write(file: &Path, report: Verdicts<'_>, write: bool) -> VerdictsOutcome {
     let mut outcome = VerdictsOutcome::default();
     let fresh = match parse_manifest(file, report.manifest_json.as_bytes()) {
         Ok(fresh) => fresh,
@@ -59,7 +67,7 @@ pub fn compare_or_write(file: &Path, report: &Report, write: bool) -> VerdictsOu
     }
     if !drift.is_empty() {
         outcome.written = drift;
-        for (path, text) in [(file.to_path_buf(), &report.manifest_json), (markdown_path(file), &report.markdown)] {
+        for (path, text) in [(file.to_path_buf(), report.manifest_json), (markdown_path(file), report.markdown)] {
             if let Err(error) = write_if_changed(&path, text.as_bytes()) {
                 outcome.unwritten.push(format!("failed to {error}"));
             }

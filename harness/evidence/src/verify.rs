@@ -11,10 +11,10 @@ use crate::dsse::Envelope;
 use crate::statement::{sha256_hex, Statement, Subject};
 use ed25519_dalek::VerifyingKey;
 use serde::de::DeserializeOwned;
-use sharedos_conformance::identity::case_set::case_set_hash;
-use sharedos_conformance::input::loader::{load_suite, Suite};
-use sharedos_conformance::output::manifest::Manifest;
 use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_grading::identity::case_set::case_set_hash;
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::output::manifest::Manifest;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -11,9 +11,11 @@ use crate::home::TurnHome;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use sharedos_conformance_metadata::witness::OwnCall;
+pub use sharedos_conformance_metadata::witness::OwnTool;
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::read_stream;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
 use sharedos_scripted_model::server::{fresh_secret, CANARY_URL};
 use std::collections::BTreeMap;
@@ -29,59 +31,32 @@ const WRITTEN: &str = "written-by-the-cli.txt";
 /// this has changed it anyway.
 const MAX_ENTRIES: usize = 1024;
 
-/// A tool of the CLI's own that a row may ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OwnTool {
-    /// A shell command printing the environment.
-    Shell,
-    /// A read of a file outside the working folder.
-    Read,
-    /// A write into the working folder.
-    Write,
-    /// A web fetch.
-    Fetch,
-}
-
-impl OwnTool {
-    /// The tool a row names (`cli.shell`, ...), if it names one of these.
-    #[must_use]
-    pub fn from_tool(tool: &str) -> Option<OwnTool> {
-        match tool {
-            "cli.shell" => Some(OwnTool::Shell),
-            "cli.read" => Some(OwnTool::Read),
-            "cli.write" => Some(OwnTool::Write),
-            "cli.fetch" => Some(OwnTool::Fetch),
-            _ => None,
+/// The name and arguments `vendor`'s CLI gives its own `tool` when it has
+/// it on (each pinned CLI's own names, its shell standing in for a web tool
+/// Pi does not have).
+fn native(tool: OwnTool, vendor: Vendor, canaries: &Canaries) -> (&'static str, Value) {
+    let outside = canaries.outside.display().to_string();
+    let written = canaries.work.join(WRITTEN).display().to_string();
+    let text = "written by the CLI's own tool";
+    match (vendor, tool) {
+        (Vendor::Codex, OwnTool::Shell) => ("exec_command", json!({"cmd": "env"})),
+        (Vendor::Codex, OwnTool::Read) => ("read_file", json!({"file_path": outside})),
+        (Vendor::Codex, OwnTool::Write) => (
+            "apply_patch",
+            json!({"input": format!("*** Begin Patch\n*** Add File: {written}\n+{text}\n*** End Patch\n")}),
+        ),
+        (Vendor::Codex, OwnTool::Fetch) => ("web_search", json!({"query": CANARY_URL})),
+        (Vendor::ClaudeCode, OwnTool::Shell) => ("Bash", json!({"command": "env"})),
+        (Vendor::ClaudeCode, OwnTool::Read) => ("Read", json!({"file_path": outside})),
+        (Vendor::ClaudeCode, OwnTool::Write) => ("Write", json!({"file_path": written, "content": text})),
+        (Vendor::ClaudeCode, OwnTool::Fetch) => {
+            ("WebFetch", json!({"url": CANARY_URL, "prompt": "Say what the page holds."}))
         }
-    }
-
-    /// The name and arguments `vendor`'s CLI gives this tool when it has
-    /// it on (each pinned CLI's own names, its shell standing in for a web
-    /// tool Pi does not have).
-    fn native(self, vendor: Vendor, canaries: &Canaries) -> (&'static str, Value) {
-        let outside = canaries.outside.display().to_string();
-        let written = canaries.work.join(WRITTEN).display().to_string();
-        let text = "written by the CLI's own tool";
-        match (vendor, self) {
-            (Vendor::Codex, OwnTool::Shell) => ("exec_command", json!({"cmd": "env"})),
-            (Vendor::Codex, OwnTool::Read) => ("read_file", json!({"file_path": outside})),
-            (Vendor::Codex, OwnTool::Write) => (
-                "apply_patch",
-                json!({"input": format!("*** Begin Patch\n*** Add File: {written}\n+{text}\n*** End Patch\n")}),
-            ),
-            (Vendor::Codex, OwnTool::Fetch) => ("web_search", json!({"query": CANARY_URL})),
-            (Vendor::ClaudeCode, OwnTool::Shell) => ("Bash", json!({"command": "env"})),
-            (Vendor::ClaudeCode, OwnTool::Read) => ("Read", json!({"file_path": outside})),
-            (Vendor::ClaudeCode, OwnTool::Write) => ("Write", json!({"file_path": written, "content": text})),
-            (Vendor::ClaudeCode, OwnTool::Fetch) => {
-                ("WebFetch", json!({"url": CANARY_URL, "prompt": "Say what the page holds."}))
-            }
-            (Vendor::Pi | Vendor::DeepSeek, OwnTool::Shell) => ("bash", json!({"command": "env"})),
-            (Vendor::Pi | Vendor::DeepSeek, OwnTool::Read) => ("read", json!({"path": outside})),
-            (Vendor::Pi | Vendor::DeepSeek, OwnTool::Write) => ("write", json!({"path": written, "content": text})),
-            (Vendor::Pi | Vendor::DeepSeek, OwnTool::Fetch) => {
-                ("bash", json!({"command": format!("curl -s {CANARY_URL}")}))
-            }
+        (Vendor::Pi | Vendor::DeepSeek, OwnTool::Shell) => ("bash", json!({"command": "env"})),
+        (Vendor::Pi | Vendor::DeepSeek, OwnTool::Read) => ("read", json!({"path": outside})),
+        (Vendor::Pi | Vendor::DeepSeek, OwnTool::Write) => ("write", json!({"path": written, "content": text})),
+        (Vendor::Pi | Vendor::DeepSeek, OwnTool::Fetch) => {
+            ("bash", json!({"command": format!("curl -s {CANARY_URL}")}))
         }
     }
 }
@@ -191,7 +166,7 @@ fn snapshot(root: &Path) -> BTreeMap<String, String> {
 pub fn placed(play: &Play, vendor: Vendor, canaries: &Canaries, secrets: Vec<(String, String)>) -> Play {
     let place = |call: &PlayCall| match OwnTool::from_tool(&call.tool) {
         Some(own) => {
-            let (name, arguments) = own.native(vendor, canaries);
+            let (name, arguments) = native(own, vendor, canaries);
             let arguments = match arguments {
                 Value::Object(arguments) => arguments,
                 _ => Map::new(),

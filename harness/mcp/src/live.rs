@@ -15,6 +15,7 @@ use sharedos_drivers::codec::pi::retry_follows;
 use sharedos_drivers::live::LiveOutcome;
 use sharedos_drivers::transport::TransportError;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_scripted_model::play::Play;
 use sharedos_scripted_model::server::ModelServer;
 use std::collections::BTreeMap;
@@ -22,9 +23,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// How long a CLI whose stdin stays open may say nothing before its stdin
-/// is closed (D50).
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+pub use sharedos_conformance_metadata::launch::DEFAULT_IDLE_TIMEOUT;
 
 /// A live CLI and how to start it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use sharedos_drivers::seat::{seat_text, SeatTextOptions};
 use sharedos_drivers::standard_loop::PROMPT_HASH_ANNOTATION;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::RuntimeHost;
 use sharedos_envelope::runtime::RuntimePlugin;

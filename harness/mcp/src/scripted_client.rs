@@ -11,6 +11,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 
 /// One call the client makes.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,15 +16,7 @@ const IN_MEMORY_BUFFER: usize = 1 << 16;
 /// The socket a stdio relay connects to, inside the workspace.
 const SOCKET_NAME: &str = "mcp.sock";
 
-/// The command a harness starts as its stdio MCP server; the socket's
-/// path is appended to `args`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RelayCommand {
-    /// The program (the harness binary itself, as a rule).
-    pub program: String,
-    /// Its arguments before the socket (`["mcp-relay"]`).
-    pub args: Vec<String>,
-}
+pub use sharedos_conformance_metadata::launch::RelayCommand;
 
 /// What the turn's server is served with beyond its transport.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

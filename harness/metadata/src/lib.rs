@@ -1,10 +1,13 @@
 //! What other tools read of a `sharedos-conformance` run, in a crate that
 //! depends on nothing but `serde` and `thiserror`: a cell's name and
 //! verdict, the rules version, the exit codes, every way a bundle fails to
-//! verify, and the witness log a scripted model keeps of a live turn (part
-//! of a bundle's evidence lines). The JSON Schemas of the files the harness
-//! writes and reads (manifest, statement, baseline, and the two sides of
-//! the `sharedos-runtime/1` protocol) are in this crate's `schemas/` folder.
+//! verify, and the parts of a bundle's evidence lines that are not the
+//! judge's own (the witness log a scripted model keeps of a live turn, a
+//! protocol breach as a record keeps it); the closed vocabularies seat
+//! files are written in (the vendors, how a seat's process is launched and
+//! bounded). The JSON Schemas of the files the harness writes and reads
+//! (manifest, statement, baseline, and the two sides of the
+//! `sharedos-runtime/1` protocol) are in this crate's `schemas/` folder.
 //!
 //! ```
 //! use sharedos_conformance_metadata::{CellKey, CellStatus, Exit};
@@ -21,13 +24,17 @@
 //! Everything here is an API: a change to a name, a wire spelling or an
 //! exit code is a change for every script that reads them.
 
+pub mod breach;
 pub mod cell_key;
 pub mod exit;
 pub mod failure;
+pub mod launch;
 pub mod status;
+pub mod vendor;
 pub mod witness;
 
 pub use cell_key::CellKey;
 pub use exit::Exit;
 pub use failure::{Failure, Place};
 pub use status::{CellStatus, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+pub use vendor::Vendor;

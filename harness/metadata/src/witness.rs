@@ -248,3 +248,30 @@ pub fn says_no_such_tool(text: &str) -> bool {
     let text = text.to_lowercase();
     NO_SUCH_TOOL.iter().any(|phrase| text.contains(phrase))
 }
+
+/// A tool of the CLI's own that a row may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnTool {
+    /// A shell command printing the environment.
+    Shell,
+    /// A read of a file outside the working folder.
+    Read,
+    /// A write into the working folder.
+    Write,
+    /// A web fetch.
+    Fetch,
+}
+
+impl OwnTool {
+    /// The tool a row names (`cli.shell`, ...), if it names one of these.
+    #[must_use]
+    pub fn from_tool(tool: &str) -> Option<OwnTool> {
+        match tool {
+            "cli.shell" => Some(OwnTool::Shell),
+            "cli.read" => Some(OwnTool::Read),
+            "cli.write" => Some(OwnTool::Write),
+            "cli.fetch" => Some(OwnTool::Fetch),
+            _ => None,
+        }
+    }
+}

@@ -1,78 +1,17 @@
-//! A protocol violation as the record keeps it: its code and words, when in
-//! the turn it happened, what was received, and the end of the runtime's
-//! stderr. The record of the turn that broke the protocol carries it under
-//! `system.metadata.protocolBreach`, so whoever grades the record (a run, a
-//! bundle's verifier) sees the same diagnostic.
+//! A protocol violation as the record keeps it ([`Breach`], defined with
+//! the other evidence types in `sharedos-conformance-metadata`), made from
+//! the [`Violation`] that was committed.
 
 use crate::violation::Violation;
-use serde::{Deserialize, Serialize};
+pub use sharedos_conformance_metadata::breach::{Breach, BreachPhase, BREACH_KEY};
 
-/// The key of `system.metadata` a breach is recorded under.
-pub const BREACH_KEY: &str = "protocolBreach";
-
-/// How much of the stderr tail a record keeps, in characters (its end).
-const STDERR_CHARS: usize = 2048;
-
-/// When, in its turn, the runtime broke the protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BreachPhase {
-    /// Starting the process or its handshake.
-    Start,
-    /// While the turn ran, before its outcome.
-    Turn,
-    /// After the runtime's outcome (or throw), before its report.
-    AfterOutcome,
-    /// After its report (or, for a prompted seat, after `closed`).
-    AfterReport,
-}
-
-impl BreachPhase {
-    /// The phase in words, for a diagnostic.
+impl Violation {
+    /// The record of this violation, committed in `phase`, with the line
+    /// received (quoted; the violation's own when none is given) and the
+    /// stderr tail.
     #[must_use]
-    pub fn words(self) -> &'static str {
-        match self {
-            BreachPhase::Start => "while starting",
-            BreachPhase::Turn => "during the turn",
-            BreachPhase::AfterOutcome => "after its outcome",
-            BreachPhase::AfterReport => "after its report",
-        }
-    }
-}
-
-/// A violation, as recorded on the turn that committed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Breach {
-    /// The violation's code (`runtime_after_outcome`).
-    pub code: String,
-    /// What happened, in words.
-    pub message: String,
-    /// When in the turn.
-    pub phase: BreachPhase,
-    /// The line received that broke the protocol, quoted (at most 256
-    /// characters), when one did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub received: Option<String>,
-    /// The end of what the runtime wrote on stderr during the turn (all it
-    /// wrote, for a breach at start), when it wrote anything.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stderr_tail: Option<String>,
-}
-
-impl Breach {
-    /// The record of `violation`, committed in `phase`, with the line
-    /// received (quoted) and the stderr tail.
-    #[must_use]
-    pub fn new(violation: &Violation, phase: BreachPhase, received: Option<String>, stderr: &str) -> Breach {
-        let stderr = stderr.trim();
-        let skip = stderr.chars().count().saturating_sub(STDERR_CHARS);
-        Breach {
-            code: violation.code().to_string(),
-            message: violation.to_string(),
-            phase,
-            received: received.or_else(|| violation.received().map(str::to_string)),
-            stderr_tail: (!stderr.is_empty()).then(|| stderr.chars().skip(skip).collect()),
-        }
+    pub fn breach(&self, phase: BreachPhase, received: Option<String>, stderr: &str) -> Breach {
+        let received = received.or_else(|| self.received().map(str::to_string));
+        Breach::new(self.code(), self.to_string(), phase, received, stderr)
     }
 }

@@ -9,15 +9,7 @@ use sharedos_model::tool::{ToolCall, ToolResult};
 /// The protocol's name and version, exchanged first.
 pub const PROTOCOL: &str = "sharedos-runtime/1";
 
-/// Which clock a runtime works against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Clock {
-    /// The harness's paused clock: time passes only while the runtime waits.
-    Virtual,
-    /// Wall-clock time, for runtimes with a live model.
-    Real,
-}
+pub use sharedos_conformance_metadata::launch::Clock;
 
 /// The harness's identity in `hello`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

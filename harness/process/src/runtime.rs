@@ -192,7 +192,7 @@ impl ProcessRuntime {
     fn broke(&self, violation: &Violation, received: Option<String>) {
         let phase = self.shared.phase.get().breach_phase();
         let stderr = self.seat.discard(self.shared.stderr_mark.get());
-        let breach = Breach::new(violation, phase, received, &stderr);
+        let breach = violation.breach(phase, received, &stderr);
         if let Some(ending) = self.shared.ending.borrow_mut().take() {
             let _ = ending.send(Ending::Broke(breach.clone()));
         }
@@ -521,7 +521,7 @@ impl RuntimePlugin for ProcessRuntime {
                     // The serving loop ended without an ending to hand over.
                     let exited = Violation::Exited { stderr: String::new() };
                     let stderr = self.seat.discard(self.shared.stderr_mark.get());
-                    let breach = Breach::new(&exited, BreachPhase::Turn, None, &stderr);
+                    let breach = exited.breach(BreachPhase::Turn, None, &stderr);
                     let ending = Self::violated(&breach);
                     *self.shared.breach.borrow_mut() = Some(breach);
                     Ok(ending)

@@ -52,7 +52,7 @@ impl ProcessSeat {
             Err(error) => {
                 let violation =
                     Violation::FailedToStart { command: self.launch.command.clone(), error: error.to_string() };
-                *self.failed_start.borrow_mut() = Some(Breach::new(&violation, BreachPhase::Start, None, ""));
+                *self.failed_start.borrow_mut() = Some(violation.breach(BreachPhase::Start, None, ""));
                 return;
             }
         };
@@ -69,7 +69,7 @@ impl ProcessSeat {
         };
         let received = if violation.is_the_last_line() { started.last_received().await } else { None };
         started.shut_down();
-        let breach = Breach::new(&violation, BreachPhase::Start, received, &started.stderr_tail());
+        let breach = violation.breach(BreachPhase::Start, received, &started.stderr_tail());
         *self.failed_start.borrow_mut() = Some(breach);
     }
 
@@ -82,8 +82,7 @@ impl ProcessSeat {
         if let Some(breach) = self.failed_start.borrow().clone() {
             return Err(breach);
         }
-        self.session()
-            .ok_or_else(|| Breach::new(&Violation::Exited { stderr: String::new() }, BreachPhase::Start, None, ""))
+        self.session().ok_or_else(|| Violation::Exited { stderr: String::new() }.breach(BreachPhase::Start, None, ""))
     }
 
     /// The running session, if any.

@@ -13,15 +13,15 @@ mod steps;
 
 pub use inspect::NO_GRANT_MATERIAL;
 
-use crate::input::script::terminal::REPORT_METADATA_KEY;
-use crate::input::script::{AttackScript, StallUntil, Terminal, TerminalKind};
-use crate::run::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_VERSION};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::error::RuntimeFailure;
 use sharedos_envelope::host::RuntimeHost;
 use sharedos_envelope::runtime::{complete, escalate, fail, with_metadata, RuntimePlugin};
 use sharedos_envelope::tasks::TaskSet;
+use sharedos_grading::input::script::terminal::REPORT_METADATA_KEY;
+use sharedos_grading::input::script::{AttackScript, StallUntil, Terminal, TerminalKind};
+use sharedos_grading::record::receipt::{AdversarialTurnReport, AttemptReceipt, REPORT_VERSION};
 use sharedos_model::execution::{RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;

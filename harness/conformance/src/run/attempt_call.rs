@@ -2,9 +2,9 @@
 //! it: the declared arguments plus, for a forgery, a schema-valid grant
 //! built from the turn's own context and carried as plain data.
 
-use crate::input::script::{AttackScript, Attempt, Forge};
-use crate::run::receipt::derived_call_id;
 use serde_json::{Map, Value};
+use sharedos_grading::input::script::{AttackScript, Attempt, Forge};
+use sharedos_grading::record::receipt::derived_call_id;
 use sharedos_model::access::{AccessContext, RuntimeVisibleContext};
 use sharedos_model::address::Address;
 use sharedos_model::capability::{Constraints, Grant};

@@ -12,11 +12,11 @@
 
 pub mod memo;
 
-use crate::identity::cell_identity::WorldIdentity;
-use crate::identity::world::policy_hash;
 use memo::Memo;
 use serde_json::Value;
 use sharedos_drivers::protocol::HarnessProtocol;
+use sharedos_grading::identity::cell_identity::WorldIdentity;
+use sharedos_grading::identity::world::policy_hash;
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::tool::{same_definitions, ToolDefinition};
 use sharedos_world::options::WorldOptions;
@@ -79,10 +79,10 @@ impl RunCache {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::RunCache;
-    use crate::identity::cell_identity::WorldIdentity;
-    use crate::identity::world::policy_hash;
-    use crate::input::world::World;
-    use sharedos_drivers::vendor::Vendor;
+    use sharedos_drivers::vendor::{Vendor, VendorWire};
+    use sharedos_grading::identity::cell_identity::WorldIdentity;
+    use sharedos_grading::identity::world::policy_hash;
+    use sharedos_grading::input::world::World;
     use sharedos_model::tool::ToolDefinition;
     use sharedos_world::options::WorldOptions;
     use std::sync::Arc;

@@ -3,10 +3,10 @@
 //! as the embedded adversary builds it and each receipt as it stands before
 //! the step is made, the terminal, and the report the seat completes.
 
-use crate::input::script::{AttackScript, Attempt, StepKind, Terminal, TerminalKind};
 use crate::run::attempt_call::attempt_call;
-use crate::run::receipt::{AttemptReceipt, REPORT_VERSION};
 use serde_json::{json, Map, Value};
+use sharedos_grading::input::script::{AttackScript, Attempt, StepKind, Terminal, TerminalKind};
+use sharedos_grading::record::receipt::{AttemptReceipt, REPORT_VERSION};
 use sharedos_model::execution::RuntimeTurnRequest;
 
 /// The `script` of `turn`'s `turn` message, for the request the seat is handed.

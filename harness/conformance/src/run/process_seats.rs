@@ -2,7 +2,7 @@
 //! for every row the worker runs (or, for a per-turn seat, started afresh
 //! for each turn), shut down when the worker is done.
 
-use crate::input::seat::{ProcessScope, Seat};
+use sharedos_grading::input::seat::{ProcessScope, Seat};
 use sharedos_model::execution::RuntimeManifest;
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_process::breach::{Breach, BreachPhase};
@@ -65,7 +65,7 @@ fn fallback_manifest(seat: &Seat) -> RuntimeManifest {
 pub fn try_start(seat: &Seat) -> Result<RuntimeManifest, Breach> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|error| {
         let violation = Violation::FailedToStart { command: seat.launch.command.clone(), error: error.to_string() };
-        Breach::new(&violation, BreachPhase::Start, None, "")
+        violation.breach(BreachPhase::Start, None, "")
     })?;
     let process = ProcessSeat::new(seat.launch.clone(), fallback_manifest(seat));
     let started = runtime.block_on(async {

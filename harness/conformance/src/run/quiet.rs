@@ -1,7 +1,7 @@
 //! Whether anything of a cell's turns outlived them: virtual time runs on
 //! past the last result, and the world is compared before and after (E60).
 
-use crate::input::world::World;
+use sharedos_grading::input::world::World;
 use std::time::Duration;
 
 /// How far virtual time is advanced after the last turn to see whether

@@ -1,7 +1,7 @@
 //! The turn request a cell hands the envelope.
 
-use crate::input::world::World;
 use serde_json::Map;
+use sharedos_grading::input::world::World;
 use sharedos_model::access::AccessContext;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest};
 use sharedos_model::message::{MessageEnvelope, PROTOCOL_VERSION};
@@ -55,5 +55,5 @@ pub fn turn_request(world: &World, options: &WorldOptions, execution_id: &str, t
         options: has_limits.then_some(limits),
         metadata: None,
     };
-    crate::run::messaging::inbound::built_for(request, options.messaging.as_ref())
+    sharedos_grading::messaging::inbound::built_for(request, options.messaging.as_ref())
 }

@@ -2,11 +2,8 @@
 //! standard loop with a driver fed what the script says the seat says.
 
 use super::cache::RunCache;
-use crate::input::script::AttackScript;
-use crate::input::seat::{McpTransport, Seat, SeatModel};
 use crate::run::adversary::Adversary;
 use crate::run::attempt_call::IssueContext;
-use crate::run::column::ColumnKind;
 use crate::run::transcript::{
     declared_step_position, seat_calls, seat_ending, seat_prompt, step_behind_position, vendor_batches, SeatCall,
     SeatEnding, NEVER_MS,
@@ -22,7 +19,11 @@ use sharedos_drivers::seat::DeclareStep;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_envelope::runtime::RuntimePlugin;
+use sharedos_grading::column::ColumnKind;
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::input::seat::{McpTransport, Seat, SeatModel};
 use sharedos_mcp::bridge::CallIdMinter;
 use sharedos_mcp::harness::Transport;
 use sharedos_mcp::live::{LiveCli, LiveHarness, ScriptedModel};

@@ -3,14 +3,14 @@
 //! declared order, the escalation ask when the script ends escalated, the
 //! prompt a live seat would be given, and where the driver declares a step.
 
-use crate::input::script::{AttackScript, TerminalKind};
 use crate::run::attempt_call::{attempt_arguments, IssueContext};
-use crate::run::receipt::derived_call_id;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessFrame;
 use sharedos_drivers::protocol::HarnessFrameWriter;
 use sharedos_drivers::transcript::TimedFrame;
 use sharedos_drivers::wire::into_frame;
+use sharedos_grading::input::script::{AttackScript, TerminalKind};
+use sharedos_grading::record::receipt::derived_call_id;
 use sharedos_port::escalation::ESCALATION_TOOL;
 use std::fmt::Write as _;
 

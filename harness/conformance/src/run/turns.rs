@@ -5,18 +5,18 @@ use super::process_script::turn_script;
 use super::process_seats::WorkerSeats;
 use super::request::{execution_id, turn_request};
 use super::seat::{live_mcp_seat, seat, SeatScript};
-use crate::input::script::AttackScript;
-use crate::input::world::World;
 use crate::run::adversary::Adversary;
-use crate::run::column::ColumnKind;
-use crate::run::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
-use crate::vocab::CellKey;
-use sharedos_conformance_metadata::witness::WitnessLog;
 use sharedos_envelope::error::ExecuteError;
 use sharedos_envelope::executor::Executor;
 use sharedos_envelope::options::{ExecuteOptions, ExecutorOptions, SequentialIds};
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_envelope::tasks::TaskSet;
+use sharedos_grading::column::ColumnKind;
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::input::world::World;
+use sharedos_grading::record::receipt::{read_adversarial_report, AdversarialTurnReport, AttemptReceipt};
+use sharedos_grading::record::turn::ExecutedTurn;
+use sharedos_grading::vocab::CellKey;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use sharedos_process::breach::{Breach, BreachPhase};
@@ -26,25 +26,6 @@ use sharedos_world::options::WorldOptions;
 use std::rc::Rc;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
-
-/// One executed turn and what the runtime reported about it.
-#[derive(Debug, Clone)]
-pub struct ExecutedTurn {
-    /// 1-based turn number.
-    pub turn: u32,
-    /// What the envelope was asked.
-    pub request: ExecutionRequest,
-    /// What it returned.
-    pub result: ExecutionResult,
-    /// The runtime's own report, when it gave one.
-    pub report: Option<AdversarialTurnReport>,
-    /// What the turn's scripted model witnessed, for a live seat pointed
-    /// at one.
-    pub witness: Option<WitnessLog>,
-    /// How a runtime seated from outside broke the protocol in this turn,
-    /// whenever it did (during the turn, after its outcome or its report).
-    pub breach: Option<Breach>,
-}
 
 /// A turn that could not be executed at all (a harness bug, never a verdict).
 #[derive(Debug, thiserror::Error)]

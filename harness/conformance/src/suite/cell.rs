@@ -1,31 +1,32 @@
 //! Running and grading one cell: a fresh world, every turn on a paused
 //! clock (or a real-clock seat's wall clock), a record per turn, the judge over the last record.
 
-use crate::grade::evidence::{grade_cell, GradingEvidence, GradingRules};
-use crate::grade::judge::cell::Cell;
-use crate::grade::judge::TurnFacts;
-use crate::grade::receipt::receipts_from_record;
-use crate::identity::cell_identity::{Identity, WorldIdentity};
-use crate::identity::sets::record_hash;
-use crate::identity::world::policy_hash;
-use crate::input::case::{Case, Condition};
-use crate::input::script::AttackScript;
-use crate::input::seat::Seat;
-use crate::input::world::{World, WorldError};
-use crate::output::golden::{GoldenComparison, Snapshot};
-use crate::output::manifest::{CellEvidence, TurnEvidence};
-use crate::output::messaging::messaging_effects;
-use crate::output::snapshot::cell_snapshot;
 use crate::run::cache::RunCache;
-use crate::run::column::{column, ColumnKind};
-use crate::run::messaging::MessagingRun;
 use crate::run::process_seats::WorkerSeats;
 use crate::run::quiet::activity_after_result;
-use crate::run::receipt::AttemptReceipt;
-use crate::run::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
-use crate::run::turns::{run_turns, ExecutedTurn, TurnError};
-use crate::vocab::CellKey;
+use crate::run::turns::{run_turns, TurnError};
 use serde_json::{Map, Value};
+use sharedos_grading::column::{column, ColumnKind};
+use sharedos_grading::grade::evidence::{grade_cell, GradingEvidence, GradingRules};
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::grade::judge::TurnFacts;
+use sharedos_grading::grade::receipt::receipts_from_record;
+use sharedos_grading::identity::cell_identity::{Identity, WorldIdentity};
+use sharedos_grading::identity::world::policy_hash;
+use sharedos_grading::input::case::{Case, Condition};
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::input::seat::Seat;
+use sharedos_grading::input::world::{World, WorldError};
+use sharedos_grading::messaging::MessagingRun;
+use sharedos_grading::output::golden::{GoldenComparison, Snapshot};
+use sharedos_grading::output::manifest::{evidence_of, CellEvidence};
+use sharedos_grading::output::messaging::messaging_effects;
+use sharedos_grading::output::snapshot::cell_snapshot;
+use sharedos_grading::plan::NotInSuite;
+use sharedos_grading::record::assemble::{assemble_record, AssemblyInput, CostInput, SystemInput};
+use sharedos_grading::record::receipt::AttemptReceipt;
+use sharedos_grading::record::turn::ExecutedTurn;
+use sharedos_grading::vocab::CellKey;
 use sharedos_model::audit::AuditEvent;
 use sharedos_model::canonical::CanonicalError;
 use sharedos_model::message::PROTOCOL_VERSION;
@@ -93,6 +94,12 @@ pub enum CellError {
     /// The per-cell async runtime could not start.
     #[error("start the cell's runtime: {0}")]
     Runtime(String),
+}
+
+impl From<NotInSuite> for CellError {
+    fn from(missing: NotInSuite) -> CellError {
+        CellError::NotInSuite { cell: missing.cell }
+    }
 }
 
 /// Runs one cell on its own current-thread runtime with a paused clock.
@@ -375,25 +382,4 @@ fn turn_policy_hash(turn: &ExecutedTurn, cx: &RecordContext<'_>) -> Result<Strin
     } else {
         policy_hash(enabled, tools)
     }
-}
-
-/// The record and prompt hashes of a cell's records, turn by turn.
-///
-/// # Errors
-/// When a record has no canonical form (none does).
-pub fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CellError> {
-    let mut turns = Vec::new();
-    for (i, record) in records.iter().enumerate() {
-        turns.push(TurnEvidence {
-            turn: u32::try_from(i + 1).unwrap_or(u32::MAX),
-            record_hash: record_hash(record)?,
-            prompt_hash: record.system.prompt_hash.clone(),
-        });
-    }
-    Ok(CellEvidence {
-        case_id: key.case.clone(),
-        condition_id: key.condition.clone(),
-        column_id: key.column.clone(),
-        turns,
-    })
 }

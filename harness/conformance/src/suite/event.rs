@@ -4,11 +4,11 @@
 //! per way the files disagree with the run, then `Finished` with the
 //! totals. The order does not depend on `--jobs`.
 
-use crate::grade::judge::cell::Cell;
-use crate::input::baseline::{Baseline, BaselineVerdict};
 use crate::suite::lifecycle::GoldenState;
 use crate::suite::report::Report;
-use crate::vocab::CellKey;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::baseline::{Baseline, BaselineVerdict};
+use sharedos_grading::vocab::CellKey;
 use std::collections::BTreeMap;
 
 /// Cells per column and status, both sorted.

@@ -7,11 +7,11 @@
 //! removes orphans. What could not be written is kept apart from drift: it
 //! is an I/O failure, not a moved verdict.
 
-use crate::input::file::{read_regular, Links};
-use crate::input::loader::Suite;
-use crate::output::atomic::write_if_changed;
-use crate::output::golden::{bless, compare, strays, GoldenComparison, Stray};
 use crate::suite::report::Report;
+use sharedos_grading::input::file::{read_regular, Links};
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::output::atomic::write_if_changed;
+use sharedos_grading::output::golden::{bless, compare, strays, GoldenComparison, Stray};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -1,12 +1,15 @@
 //! Turning a matrix run into the manifest and its Markdown rendering.
 
-use crate::identity::case_set::case_set_hash;
-use crate::identity::sets::{world_set_hash_with, WorldSetError};
-use crate::input::loader::Suite;
-use crate::output::manifest::{build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow};
-use crate::output::markdown::render_markdown;
 use crate::suite::cell::{CellError, CellRun};
-use crate::suite::matrix::{locate, run_all, PlannedCell, PlannedResult, RunSettings, Selection};
+use crate::suite::matrix::{run_all, PlannedResult, RunSettings};
+use sharedos_grading::identity::case_set::case_set_hash;
+use sharedos_grading::identity::sets::{world_set_hash_with, WorldSetError};
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::output::manifest::{
+    build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow,
+};
+use sharedos_grading::output::markdown::render_markdown;
+use sharedos_grading::plan::{locate, PlannedCell, Selection};
 use sharedos_model::canonical::CanonicalError;
 use std::collections::BTreeMap;
 
@@ -98,7 +101,7 @@ fn report_with(
         .collect();
     let selected = suite.cases.iter().filter(|c| selection.keeps_case(c));
     let world_set = world_set_hash_with(selected, &hashed(&runs))?;
-    let manifest = build_manifest(crate::output::manifest::ManifestInput {
+    let manifest = build_manifest(sharedos_grading::output::manifest::ManifestInput {
         case_set_hash,
         world_set_hash: world_set,
         columns: selected_columns,

@@ -2,9 +2,9 @@
 //! cell come to, and every way a baseline file is refused.
 
 use crate::support::{committed_suite, scratch_suite};
-use sharedos_conformance::input::baseline::{load_baseline, BaselineVerdict};
-use sharedos_conformance::input::error::LoadErrorKind;
-use sharedos_conformance::vocab::{CellKey, CellStatus};
+use sharedos_grading::input::baseline::{load_baseline, BaselineVerdict};
+use sharedos_grading::input::error::LoadErrorKind;
+use sharedos_grading::vocab::{CellKey, CellStatus};
 
 const ENTRY: &str =
     "[[known-failure]]\ncase = \"bounded-grant\"\ncondition = \"single-use-write-grant\"\ncolumn = \"model-scripted\"\nreason = \"not yet\"\n";

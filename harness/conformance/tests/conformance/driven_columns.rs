@@ -8,10 +8,10 @@ use crate::support;
 
 use support::cells_by_column;
 
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::run::column::columns;
-use sharedos_conformance::suite::matrix::Selection;
-use sharedos_conformance::vocab::CellStatus;
+use sharedos_grading::column::columns;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::plan::Selection;
+use sharedos_grading::vocab::CellStatus;
 use std::collections::BTreeMap;
 
 /// Every driven cell of the matrix family: column -> row -> cell.

@@ -3,8 +3,8 @@
 //! beside it still works.
 
 use crate::support::{adversary_run, committed_suite};
-use sharedos_conformance::input::case::Family;
-use sharedos_conformance::input::loader::Suite;
+use sharedos_grading::input::case::Family;
+use sharedos_grading::input::loader::Suite;
 
 /// The cell's verdict and reason codes, for the case's only condition.
 fn graded(suite: &Suite, case: &str) -> (String, Vec<String>) {

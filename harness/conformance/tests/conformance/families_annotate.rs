@@ -7,9 +7,9 @@ use crate::support;
 use support::{adversary_run, column_run, committed_suite};
 
 use serde_json::{json, Value};
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::run::column::column;
 use sharedos_conformance::suite::cell::CellRun;
+use sharedos_grading::column::column;
+use sharedos_grading::input::loader::Suite;
 
 fn suite() -> Suite {
     committed_suite()

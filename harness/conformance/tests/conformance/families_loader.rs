@@ -7,10 +7,10 @@ use crate::support;
 use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
-use sharedos_conformance::input::case::Family;
-use sharedos_conformance::input::error::{LoadError, LoadErrorKind};
-use sharedos_conformance::input::loader::load_suite;
-use sharedos_conformance::input::script::{MoveKind, TerminalKind};
+use sharedos_grading::input::case::Family;
+use sharedos_grading::input::error::{LoadError, LoadErrorKind};
+use sharedos_grading::input::loader::load_suite;
+use sharedos_grading::input::script::{MoveKind, TerminalKind};
 use std::path::{Path, PathBuf};
 
 /// A throwaway suite holding one script and one case.

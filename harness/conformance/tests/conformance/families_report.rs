@@ -2,13 +2,13 @@
 //! order, and the Markdown prints a family × column summary of verdicts and
 //! then the rows family by family.
 
-use sharedos_conformance::grade::judge::cell::declared_cell;
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::input::case::Family;
-use sharedos_conformance::input::script::MoveKind;
-use sharedos_conformance::output::manifest::{build_manifest, ColumnHeader, FamilyRow, ManifestInput, ManifestRow};
-use sharedos_conformance::output::markdown::render_markdown;
-use sharedos_conformance::vocab::CellStatus;
+use sharedos_grading::grade::judge::cell::declared_cell;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::case::Family;
+use sharedos_grading::input::script::MoveKind;
+use sharedos_grading::output::manifest::{build_manifest, ColumnHeader, FamilyRow, ManifestInput, ManifestRow};
+use sharedos_grading::output::markdown::render_markdown;
+use sharedos_grading::vocab::CellStatus;
 
 const HASH: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 

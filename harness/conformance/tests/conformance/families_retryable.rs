@@ -8,7 +8,7 @@ use crate::support;
 use support::{adversary_run, committed_suite};
 
 use serde_json::{json, Value};
-use sharedos_conformance::input::loader::Suite;
+use sharedos_grading::input::loader::Suite;
 
 fn suite() -> Suite {
     committed_suite()

@@ -5,8 +5,8 @@
 
 use crate::support::{committed_suite, suite_root};
 use proptest::prelude::*;
-use sharedos_conformance::input::baseline::parse_baseline;
-use sharedos_conformance::input::loader::{parse_case, parse_script, parse_seat, Suite};
+use sharedos_grading::input::baseline::parse_baseline;
+use sharedos_grading::input::loader::{parse_case, parse_script, parse_seat, Suite};
 use sharedos_testkit::mutate::{damage, damaged};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

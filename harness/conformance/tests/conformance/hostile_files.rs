@@ -3,9 +3,9 @@
 //! is followed rather than silently dropped.
 
 use crate::support::{scratch_suite, suite_root};
-use sharedos_conformance::input::loader::load_suite;
-use sharedos_conformance::output::golden::{compare, GoldenComparison, Snapshot};
-use sharedos_conformance::vocab::CellKey;
+use sharedos_grading::input::loader::load_suite;
+use sharedos_grading::output::golden::{compare, GoldenComparison, Snapshot};
+use sharedos_grading::vocab::CellKey;
 use std::path::Path;
 use std::process::Command;
 

@@ -4,9 +4,9 @@ use crate::judging;
 
 use judging::*;
 use serde_json::json;
-use sharedos_conformance::grade::judge::attempt::AttemptGrade;
-use sharedos_conformance::grade::judge::finding::Finding;
-use sharedos_conformance::vocab::{CellStatus, GradingLimits};
+use sharedos_grading::grade::judge::attempt::AttemptGrade;
+use sharedos_grading::grade::judge::finding::Finding;
+use sharedos_grading::vocab::{CellStatus, GradingLimits};
 use sharedos_model::audit::Source;
 use sharedos_model::tool::ToolStatus;
 

@@ -4,9 +4,9 @@
 
 use crate::judging::{attack, control, grade, grade_witnessed, plain_record, receipt, script};
 use serde_json::json;
-use sharedos_conformance::grade::judge::AttemptGrade;
-use sharedos_conformance::vocab::CellStatus;
 use sharedos_conformance_metadata::witness::{Answer, Exchange, Outside, OwnCall, Returned, WitnessLog};
+use sharedos_grading::grade::judge::AttemptGrade;
+use sharedos_grading::vocab::CellStatus;
 use sharedos_model::audit::Source;
 
 /// A witness of one turn: the model asked for call `index` under `name`

@@ -5,11 +5,11 @@ use crate::judging;
 
 use judging::*;
 use serde_json::json;
-use sharedos_conformance::grade::judge::attempt::AttemptGrade;
-use sharedos_conformance::grade::judge::cell::{assemble_cell, declared_cell};
-use sharedos_conformance::grade::judge::finding::Finding;
-use sharedos_conformance::input::script::AttackScript;
-use sharedos_conformance::vocab::{CellStatus, GradingLimits};
+use sharedos_grading::grade::judge::attempt::AttemptGrade;
+use sharedos_grading::grade::judge::cell::{assemble_cell, declared_cell};
+use sharedos_grading::grade::judge::finding::Finding;
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::vocab::{CellStatus, GradingLimits};
 use sharedos_model::audit::Source;
 use sharedos_model::execution::ExecutionStatus;
 

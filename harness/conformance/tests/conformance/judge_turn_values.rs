@@ -7,13 +7,13 @@ use crate::judging;
 
 use judging::{call, grade_with_facts, operation, receipt, record, script};
 use serde_json::{json, Value};
-use sharedos_conformance::grade::judge::attempt::AttemptGrade;
-use sharedos_conformance::grade::judge::turn_values::REAL_CLOCK_SLACK_MS;
-use sharedos_conformance::grade::judge::{Judgement, TurnFacts};
-use sharedos_conformance::input::case::TurnExpectation;
-use sharedos_conformance::input::script::AttackScript;
-use sharedos_conformance::run::receipt::AttemptReceipt;
-use sharedos_conformance::vocab::{CellStatus, GradingLimits};
+use sharedos_grading::grade::judge::attempt::AttemptGrade;
+use sharedos_grading::grade::judge::turn_values::REAL_CLOCK_SLACK_MS;
+use sharedos_grading::grade::judge::{Judgement, TurnFacts};
+use sharedos_grading::input::case::TurnExpectation;
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::record::receipt::AttemptReceipt;
+use sharedos_grading::vocab::{CellStatus, GradingLimits};
 use sharedos_model::record::{EscalationAsked, ExecutionRecord};
 use std::collections::BTreeMap;
 
@@ -321,8 +321,8 @@ fn e47_e99_the_refusing_boundary_is_read_from_the_record() {
 
 /// Grades the last of `records` with the earlier ones beside it.
 fn grade_turns(expected: Value, records: &[ExecutionRecord]) -> Judgement {
-    use sharedos_conformance::grade::completeness::check_completeness;
-    use sharedos_conformance::grade::judge::{judge, GradingInput};
+    use sharedos_grading::grade::completeness::check_completeness;
+    use sharedos_grading::grade::judge::{judge, GradingInput};
     let script = probe_script();
     let receipts = look(&script);
     let (record, earlier_records) = records.split_last().unwrap();

@@ -6,14 +6,14 @@ use crate::support;
 use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
-use sharedos_conformance::identity::case_set::{
+use sharedos_grading::identity::case_set::{
     case_set_hash, case_set_identity, HASHED_ATTEMPT_FIELDS, HASHED_CASE_FIELDS, HASHED_CONDITION_FIELDS,
     HASHED_SCRIPT_FIELDS,
 };
-use sharedos_conformance::input::case::Family;
-use sharedos_conformance::input::error::{LoadError, LoadErrorKind};
-use sharedos_conformance::input::loader::{load_suite, Suite};
-use sharedos_conformance::input::script::MoveKind;
+use sharedos_grading::input::case::Family;
+use sharedos_grading::input::error::{LoadError, LoadErrorKind};
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::input::script::MoveKind;
 use sharedos_world::options::WorldOptions;
 use sharedos_world::vocabulary::{known_grants, known_tools};
 use std::collections::BTreeSet;
@@ -582,7 +582,7 @@ fn a_subset_of_cases_has_a_different_case_set_hash() {
 
 #[test]
 fn r39_an_expectation_needs_a_listed_status_and_for_a_refusal_a_listed_code() {
-    use sharedos_conformance::input::script::Expectation;
+    use sharedos_grading::input::script::Expectation;
     use sharedos_model::tool::ToolStatus;
     let pinned: Expectation =
         serde_json::from_value(json!({"statuses": ["denied", "succeeded"], "reasonCodes": ["no_matching_grant"]}))

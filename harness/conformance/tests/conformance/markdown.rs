@@ -2,18 +2,18 @@
 //! (R1, R10, R16, R78, R79).
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::judge::cell::declared_cell;
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::identity::tags::HASH_SCHEME;
-use sharedos_conformance::input::case::{Family, TurnExpectation};
-use sharedos_conformance::input::script::MoveKind;
-use sharedos_conformance::output::evidence::evidence_line;
-use sharedos_conformance::output::manifest::{
+use sharedos_grading::grade::judge::cell::declared_cell;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::identity::tags::HASH_SCHEME;
+use sharedos_grading::input::case::{Family, TurnExpectation};
+use sharedos_grading::input::script::MoveKind;
+use sharedos_grading::output::evidence::evidence_line;
+use sharedos_grading::output::manifest::{
     build_manifest, evidence_root, manifest_json, prompt_set_hash, strict_failures, CellEvidence, ColumnHeader,
     FamilyRow, Manifest, ManifestInput, ManifestRow, TurnEvidence,
 };
-use sharedos_conformance::output::markdown::render_markdown;
-use sharedos_conformance::vocab::CellStatus;
+use sharedos_grading::output::markdown::render_markdown;
+use sharedos_grading::vocab::CellStatus;
 use sharedos_model::audit::Source;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::ExecutionStatus;

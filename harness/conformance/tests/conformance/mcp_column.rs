@@ -6,9 +6,9 @@ use crate::support;
 
 use support::cells_by_column;
 
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::suite::matrix::Selection;
-use sharedos_conformance::vocab::CellStatus;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::plan::Selection;
+use sharedos_grading::vocab::CellStatus;
 use std::collections::BTreeMap;
 
 const MCP: &str = "mcp-scripted";
@@ -76,7 +76,7 @@ fn every_row_both_express_grades_in_the_mcp_column_as_in_the_standard_column() {
 /// declares the four rows not applicable, with that reason.
 #[test]
 fn v6_containment_rows_are_not_applicable_on_every_built_in_column_with_their_reason() {
-    let ids = sharedos_conformance::input::built_in_column::column_ids(&[]);
+    let ids = sharedos_grading::input::built_in_column::column_ids(&[]);
     let all = cells(&ids.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(all.len(), ids.len());
     for (column, rows) in &all {

@@ -3,15 +3,15 @@
 
 use crate::support::suite_root;
 use serde_json::Value;
-use sharedos_conformance::input::error::LoadErrorKind;
-use sharedos_conformance::input::loader::parse_seat;
-use sharedos_conformance::input::seat::{McpTransport, ProcessScope, SeatModel};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_grading::input::error::LoadErrorKind;
+use sharedos_grading::input::loader::parse_seat;
+use sharedos_grading::input::seat::{McpTransport, ProcessScope, SeatModel};
 use sharedos_process::message::Clock;
 use std::path::Path;
 use std::time::Duration;
 
-fn parse(text: &str) -> Result<sharedos_conformance::input::seat::Seat, (LoadErrorKind, String)> {
+fn parse(text: &str) -> Result<sharedos_grading::input::seat::Seat, (LoadErrorKind, String)> {
     parse_seat(Path::new("live.json"), Path::new("/tmp"), text).map_err(|e| (e.kind, e.pointer))
 }
 

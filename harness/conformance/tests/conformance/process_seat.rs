@@ -5,8 +5,9 @@
 
 use crate::support::{committed_suite, suite_root};
 use serde_json::Value;
-use sharedos_conformance::input::loader::{parse_seat, Suite};
-use sharedos_conformance::suite::matrix::{plan, run_planned, Selection};
+use sharedos_conformance::suite::matrix::run_planned;
+use sharedos_grading::input::loader::{parse_seat, Suite};
+use sharedos_grading::plan::{plan, Selection};
 use std::path::Path;
 
 const SEAT: &str = "process:python-reference";
@@ -83,7 +84,7 @@ fn every_snapshot_of_each_reference_column_differs_from_the_adversary_only_in_co
 
 #[test]
 fn a_seat_file_that_does_not_validate_names_its_file_pointer_and_expectation() {
-    use sharedos_conformance::input::error::LoadErrorKind;
+    use sharedos_grading::input::error::LoadErrorKind;
     let file = Path::new("seats/bad.json");
     let parse = |text: &str| parse_seat(file, Path::new("/tmp"), text).unwrap_err();
     let good = r#"{"name": "ok", "label": "OK", "kind": "scripted", "command": "python3"}"#;

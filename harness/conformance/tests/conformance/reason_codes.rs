@@ -3,8 +3,8 @@
 //! and never neither.
 
 use crate::support::suite_root;
-use sharedos_conformance::output::coverage::UNREACHABLE_CODES;
-use sharedos_conformance::output::manifest::{reason_code_coverage, Manifest};
+use sharedos_grading::output::coverage::UNREACHABLE_CODES;
+use sharedos_grading::output::manifest::{reason_code_coverage, Manifest};
 use sharedos_model::codes::ReasonCode;
 
 fn committed_manifest() -> Manifest {

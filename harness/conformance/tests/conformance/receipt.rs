@@ -2,9 +2,9 @@
 //! (R23, R30, R51–R55).
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::receipt::{live_receipts_from_record, receipts_from_record, NO_OPERATION};
-use sharedos_conformance::input::script::AttackScript;
-use sharedos_conformance::run::receipt::{derived_call_id, read_adversarial_report, AttemptReceipt};
+use sharedos_grading::grade::receipt::{live_receipts_from_record, receipts_from_record, NO_OPERATION};
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::record::receipt::{derived_call_id, read_adversarial_report, AttemptReceipt};
 use sharedos_model::execution::ExecutionResult;
 use sharedos_model::record::ExecutionRecord;
 use sharedos_model::tool::ToolStatus;

@@ -1,12 +1,10 @@
 //! Record assembly, completeness and redaction (R68–R77).
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::completeness::{check_completeness, GapSeverity};
-use sharedos_conformance::identity::sets::record_hash;
-use sharedos_conformance::run::record::assemble::{
-    assemble_record, AssemblyError, AssemblyInput, CostInput, SystemInput,
-};
-use sharedos_conformance::run::record::redaction::check_redaction;
+use sharedos_grading::grade::completeness::{check_completeness, GapSeverity};
+use sharedos_grading::identity::sets::record_hash;
+use sharedos_grading::record::assemble::{assemble_record, AssemblyError, AssemblyInput, CostInput, SystemInput};
+use sharedos_grading::record::redaction::check_redaction;
 use sharedos_model::audit::{AuditEvent, Source};
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult, ExecutionStatus};
 use sharedos_model::record::{

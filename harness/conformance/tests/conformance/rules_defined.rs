@@ -4,7 +4,7 @@
 //! written down in `docs/rules/README.md` ("What counts as a citation");
 //! this file is its implementation.
 
-use sharedos_conformance::vocab::RULES_VERSION;
+use sharedos_grading::vocab::RULES_VERSION;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -3,14 +3,15 @@
 //! per entry, then `finished`; every reporter says the same thing of it.
 
 use crate::support::{committed_suite, scratch_suite};
-use sharedos_conformance::input::baseline::{load_baseline, Baseline, BaselineVerdict};
 use sharedos_conformance::suite::event::{run_events, RunEvent};
 use sharedos_conformance::suite::lifecycle::GoldenState;
-use sharedos_conformance::suite::matrix::{plan, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::RunSettings;
 use sharedos_conformance::suite::report::run_and_report;
 use sharedos_conformance::suite::reporter::human::human_lines;
 use sharedos_conformance::suite::reporter::jsonl::jsonl_values;
 use sharedos_conformance::suite::reporter::junit::junit_xml;
+use sharedos_grading::input::baseline::{load_baseline, Baseline, BaselineVerdict};
+use sharedos_grading::plan::{plan, Selection};
 use std::collections::BTreeMap;
 
 const CASE: &str = "bounded-grant";

@@ -5,10 +5,11 @@
 //! evidence, as a bundle carries it.
 
 use crate::support::{committed_suite, suite_root};
-use sharedos_conformance::input::loader::load_seat;
-use sharedos_conformance::suite::matrix::{run_all, PlannedCell, RunSettings};
-use sharedos_conformance::vocab::CellKey;
+use sharedos_conformance::suite::matrix::{run_all, RunSettings};
 use sharedos_conformance_metadata::witness::Answer;
+use sharedos_grading::input::loader::load_seat;
+use sharedos_grading::plan::PlannedCell;
+use sharedos_grading::vocab::CellKey;
 
 #[test]
 fn the_scripted_model_witnesses_every_request_of_the_pinned_codex_and_what_it_returned() {

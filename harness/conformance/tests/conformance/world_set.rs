@@ -5,11 +5,12 @@
 
 use crate::support;
 
-use sharedos_conformance::identity::case_set::case_set_hash;
-use sharedos_conformance::identity::sets::world_set_hash;
-use sharedos_conformance::input::loader::Suite;
-use sharedos_conformance::suite::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{run_all, RunSettings};
 use sharedos_conformance::suite::report::build_report;
+use sharedos_grading::identity::case_set::case_set_hash;
+use sharedos_grading::identity::sets::world_set_hash;
+use sharedos_grading::input::loader::Suite;
+use sharedos_grading::plan::{plan, Selection};
 use support::committed_suite;
 
 /// The world-set hash of the cases `selection` keeps, as the report takes them.

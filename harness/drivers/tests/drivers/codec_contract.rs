@@ -16,6 +16,7 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::live::{LiveOutcome, StreamReading};
 use sharedos_drivers::protocol::{HarnessFrameWriter, HarnessProtocol};
 use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_model::capability::{Requirement, ResourceRef};
 use sharedos_model::tool::{ProtocolError, ReadWrite, ToolDefinition, ToolOutcome};
 use sharedos_testkit::json::object;

@@ -3,6 +3,7 @@
 //! their steps out (D13, D16–D23).
 
 use crate::support;
+use sharedos_drivers::vendor::VendorWire;
 
 use serde_json::{json, Value};
 use sharedos_drivers::eval_driver::{

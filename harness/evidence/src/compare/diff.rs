@@ -4,7 +4,7 @@
 
 use crate::compare::read::{CellAt, ReadCell, ReadManifest, Shape, Text};
 use serde::Serialize;
-use sharedos_conformance::vocab::CellStatus;
+use sharedos_grading::vocab::CellStatus;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,7 +7,7 @@
 //! in two nor move a terminal's cursor.
 
 use crate::compare::diff::{CellChange, CellView, Change, Diff};
-use sharedos_conformance::output::printable::{one_line, table_cell};
+use sharedos_grading::output::printable::{one_line, table_cell};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -58,8 +58,8 @@ fn one_worker_or_two_write_the_same_bundle() {
 fn certify_never_writes_over_a_bundle() {
     let dir = scratch();
     let root = crate::support::suite_root();
-    let suite = sharedos_conformance::input::loader::load_suite(&root).unwrap();
-    let request = sharedos_evidence::certify::CertifyRequest {
+    let suite = sharedos_grading::input::loader::load_suite(&root).unwrap();
+    let request = sharedos_conformance::certify::CertifyRequest {
         suite: &suite,
         root: &root,
         column_id: COLUMN,
@@ -67,7 +67,7 @@ fn certify_never_writes_over_a_bundle() {
         sign_key: None,
         out: dir.path(),
     };
-    let error = sharedos_evidence::certify::certify(request).unwrap_err();
+    let error = sharedos_conformance::certify::certify(request).unwrap_err();
     assert!(error.to_string().contains("already exists"), "{error}");
 }
 
@@ -103,8 +103,8 @@ fn a_bundle_that_fails_half_way_leaves_nothing_behind() {
 /// cell's detail, and the verifier, grading the record again, agrees.
 #[test]
 fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
-    use sharedos_conformance::input::loader::{load_suite, parse_seat};
-    use sharedos_evidence::certify::{certify, CertifyRequest};
+    use sharedos_conformance::certify::{certify, CertifyRequest};
+    use sharedos_grading::input::loader::{load_suite, parse_seat};
     let root = crate::support::suite_root();
     let standins = root.join("harness/process/tests/standins");
     let seat = serde_json::json!({
@@ -206,8 +206,8 @@ fn a_written_bundle_has_the_permissions_of_any_file_or_folder_made_beside_it() {
 /// ran. One that cannot be read now fails before any seat is started.
 #[test]
 fn a_seat_file_that_cannot_be_read_fails_before_the_matrix_runs() {
-    use sharedos_conformance::input::loader::{load_suite, parse_seat};
-    use sharedos_evidence::certify::{certify, CertifyError, CertifyRequest};
+    use sharedos_conformance::certify::{certify, CertifyError, CertifyRequest};
+    use sharedos_grading::input::loader::{load_suite, parse_seat};
     let dir = scratch();
     let started = dir.path().join("started");
     let seat = serde_json::json!({

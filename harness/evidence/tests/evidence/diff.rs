@@ -2,12 +2,13 @@
 //! harness's manifests and SharedOS's own shapes.
 
 use crate::support::{scratch, suite_root};
-use sharedos_conformance::input::loader::load_suite;
-use sharedos_conformance::suite::matrix::{plan, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::RunSettings;
 use sharedos_conformance::suite::report::run_and_report;
 use sharedos_evidence::compare::diff::{diff, Change, Moved};
 use sharedos_evidence::compare::read::{read_manifest, Shape};
 use sharedos_evidence::compare::render::{human, markdown};
+use sharedos_grading::input::loader::load_suite;
+use sharedos_grading::plan::{plan, Selection};
 use std::path::{Path, PathBuf};
 
 fn sharedos(name: &str) -> PathBuf {

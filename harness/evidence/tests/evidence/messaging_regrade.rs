@@ -4,11 +4,11 @@
 
 use crate::support::{copy_of_bundle, read_lines, reseal, scratch, suite_root, verify_plain, write_lines};
 use serde_json::Value;
-use sharedos_conformance::input::case::Condition;
-use sharedos_conformance::input::loader::{load_suite, Suite};
-use sharedos_conformance::suite::matrix::locate;
-use sharedos_conformance::vocab::CellKey;
 use sharedos_evidence::bundle::EVIDENCE_FILE;
+use sharedos_grading::input::case::Condition;
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::plan::locate;
+use sharedos_grading::vocab::CellKey;
 use std::path::Path;
 
 fn condition_of<'s>(suite: &'s Suite, line: &Value) -> &'s Condition {

@@ -1,11 +1,11 @@
 //! One certified bundle shared by the tests (certifying runs the suite),
 //! copied into a scratch folder for each test that edits it.
 
-use sharedos_conformance::input::loader::load_suite;
+use sharedos_conformance::certify::{certify, CertifyRequest};
 use sharedos_evidence::bundle::{list_files, ENVELOPE_FILE, STATEMENT_FILE};
-use sharedos_evidence::certify::{certify, CertifyRequest};
 use sharedos_evidence::statement::{Statement, Subject};
 use sharedos_evidence::verify::{verify, Verification, VerifyOptions};
+use sharedos_grading::input::loader::load_suite;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -116,7 +116,7 @@ fn an_edited_record_with_its_hash_restated_moves_the_root() {
     let record = &mut lines[2]["grading"]["records"][0];
     record["recordedAt"] = Value::from("2000-01-01T00:00:00.000Z");
     let parsed: sharedos_model::record::ExecutionRecord = serde_json::from_value(record.clone()).unwrap();
-    let hash = sharedos_conformance::identity::sets::record_hash(&parsed).unwrap();
+    let hash = sharedos_grading::identity::sets::record_hash(&parsed).unwrap();
     lines[2]["recordHashes"][0] = Value::from(hash);
     write_lines(&bundle, &lines);
     reseal(&bundle);

@@ -5,7 +5,7 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::live::{read_stream_from, LiveOutcome};
-use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_mcp::call_result::to_call_tool_result;
 use sharedos_mcp::ending::harness_outcome;
 use sharedos_mcp::harness::HarnessExit;

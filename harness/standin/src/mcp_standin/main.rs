@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::Value;
+use sharedos_drivers::vendor::VendorWire;
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -4,8 +4,9 @@
 //! prompt lists; the cells are graded from the record on a real clock.
 
 use serde_json::Value;
-use sharedos_conformance::input::loader::{load_suite, parse_seat, Suite};
-use sharedos_conformance::suite::matrix::{plan, run_all, RunSettings, Selection};
+use sharedos_conformance::suite::matrix::{run_all, RunSettings};
+use sharedos_grading::input::loader::{load_suite, parse_seat, Suite};
+use sharedos_grading::plan::{plan, Selection};
 use sharedos_mcp::serve::RelayCommand;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -122,7 +123,7 @@ fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
 
 #[test]
 fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
-    use sharedos_evidence::certify::{certify, CertifyRequest};
+    use sharedos_conformance::certify::{certify, CertifyRequest};
     use sharedos_evidence::verify::{verify, VerifyOptions};
     let folder = tempfile::tempdir().unwrap();
     // A bundle carries the certified seat's file, so the seat is a file.

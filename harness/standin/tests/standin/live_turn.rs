@@ -8,6 +8,7 @@
 //! asserts how long anything took.
 
 use crate::support;
+use sharedos_drivers::vendor::VendorWire;
 
 use serde_json::{json, Value};
 use sharedos_drivers::child_process::{ChannelEnd, ChildProcessTransport, ProcessDiagnostics};

@@ -1,9 +1,9 @@
 //! The grant-material inspection: walk every surface a runtime is handed
 //! and report any name that would be authority.
 
-use crate::input::script::{AttackScript, Attempt};
-use crate::run::receipt::AttemptReceipt;
 use serde_json::Value;
+use sharedos_grading::input::script::{AttackScript, Attempt};
+use sharedos_grading::record::receipt::AttemptReceipt;
 use sharedos_model::execution::RuntimeTurnRequest;
 use sharedos_model::tool::ToolStatus;
 

@@ -4,15 +4,15 @@
 
 use super::inspect::inspect_grant_material;
 use super::TurnShared;
-use crate::input::script::expect::{ANNOTATION_REFUSED, EMIT_REFUSED, TURN_DRAINING};
-use crate::input::script::{AttackScript, Attempt, ReadTarget, Rejection, StepKind};
 use crate::run::attempt_call::attempt_call;
-use crate::run::receipt::AttemptReceipt;
-use crate::run::record::events::CONFORMANCE_ATTEMPT;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_envelope::error::HostError;
 use sharedos_envelope::host::{RuntimeHost, ToolInvocationOptions};
+use sharedos_grading::input::script::expect::{ANNOTATION_REFUSED, EMIT_REFUSED, TURN_DRAINING};
+use sharedos_grading::input::script::{AttackScript, Attempt, ReadTarget, Rejection, StepKind};
+use sharedos_grading::record::events::CONFORMANCE_ATTEMPT;
+use sharedos_grading::record::receipt::AttemptReceipt;
 use sharedos_model::execution::{RuntimeEvent, RuntimeTurnRequest};
 use sharedos_model::tool::{ToolCall, ToolResult, ToolStatus};
 use sharedos_port::error::KernelError;

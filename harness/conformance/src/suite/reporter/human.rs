@@ -3,8 +3,8 @@
 //! the files, then one line of counts per column. Passing cells print
 //! nothing.
 
-use crate::input::baseline::BaselineVerdict;
 use crate::suite::event::RunEvent;
+use sharedos_grading::input::baseline::BaselineVerdict;
 use std::path::Path;
 
 /// The lines of a run, in order; `baseline_file` is named in a stale entry.

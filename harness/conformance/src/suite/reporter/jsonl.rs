@@ -4,10 +4,10 @@
 //! `baseline: {verdict, reason}`, the verdict `known_failure` or `stale`;
 //! `failing` counts what fails the run.
 
-use crate::input::baseline::BaselineVerdict;
 use crate::suite::event::{CellEvent, RunEvent};
-use crate::vocab::RULES_VERSION;
 use serde_json::{json, Value};
+use sharedos_grading::input::baseline::BaselineVerdict;
+use sharedos_grading::vocab::RULES_VERSION;
 
 /// One JSON object per event, in order.
 #[must_use]

@@ -4,10 +4,10 @@
 //! entry fails; any other verdict (declared, not applicable) is skipped
 //! under its status.
 
-use crate::input::baseline::BaselineVerdict;
 use crate::suite::event::{CellEvent, RunEvent};
-use crate::vocab::CellStatus;
 use quick_junit::{NonSuccessKind, Report, SerializeError, TestCase, TestCaseStatus, TestSuite};
+use sharedos_grading::input::baseline::BaselineVerdict;
+use sharedos_grading::vocab::CellStatus;
 
 /// The name of the report and of its one test suite.
 const NAME: &str = "sharedos-conformance";

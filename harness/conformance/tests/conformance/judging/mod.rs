@@ -2,15 +2,15 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{json, Value};
-use sharedos_conformance::grade::completeness::{check_completeness, Completeness};
-use sharedos_conformance::grade::judge::cell::assemble_cell;
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
-use sharedos_conformance::input::case::TurnExpectation;
-use sharedos_conformance::input::script::AttackScript;
-use sharedos_conformance::run::receipt::AttemptReceipt;
-use sharedos_conformance::vocab::GradingLimits;
 use sharedos_conformance_metadata::witness::WitnessLog;
+use sharedos_grading::grade::completeness::{check_completeness, Completeness};
+use sharedos_grading::grade::judge::cell::assemble_cell;
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::grade::judge::{judge, GradingInput, Judgement, TurnFacts};
+use sharedos_grading::input::case::TurnExpectation;
+use sharedos_grading::input::script::AttackScript;
+use sharedos_grading::record::receipt::AttemptReceipt;
+use sharedos_grading::vocab::GradingLimits;
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_model::record::ExecutionRecord;
 

@@ -2,11 +2,12 @@
 //! Adversary-column cell run from it.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use sharedos_conformance::grade::judge::cell::Cell;
-use sharedos_conformance::input::loader::{load_suite, Suite};
 use sharedos_conformance::suite::cell::CellRun;
-use sharedos_conformance::suite::matrix::{plan, run_all, run_planned, PlannedCell, RunSettings, Selection};
-use sharedos_conformance::vocab::CellKey;
+use sharedos_conformance::suite::matrix::{run_all, run_planned, RunSettings};
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::input::loader::{load_suite, Suite};
+use sharedos_grading::plan::{plan, PlannedCell, Selection};
+use sharedos_grading::vocab::CellKey;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,271 @@
+//! `certify`: one column over the whole canonical suite, beside the
+//! Adversary column, written as a bundle (see [`sharedos_evidence::bundle`]).
+
+use crate::suite::matrix::RunSettings;
+use crate::suite::report::{run_and_report, Report, ReportError};
+use serde_json::Value;
+use sharedos_evidence::bundle::{
+    write_bundle, BundleFile, EvidenceLine, WriteError, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE,
+    SUITE_DIR,
+};
+use sharedos_evidence::dsse::sign;
+use sharedos_evidence::dsse::SigningKey;
+use sharedos_evidence::environment::Environment;
+use sharedos_evidence::statement::{
+    runtime_of, Certification, CertifiedColumn, Statement, Subject, Tool, HARNESS_NAME, PREDICATE_TYPE, STATEMENT_TYPE,
+};
+use sharedos_grading::column::columns;
+use sharedos_grading::input::built_in_column::ADVERSARY_ID;
+use sharedos_grading::input::error::LoadError;
+use sharedos_grading::input::loader::{suite_documents, Suite};
+use sharedos_grading::input::seat::SEATS_DIR;
+use sharedos_grading::output::manifest::Manifest;
+use sharedos_grading::plan::{plan, Selection};
+use sharedos_grading::vocab::{CellKey, CellStatus};
+use sharedos_model::canonical::{canonical_string, CanonicalError};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What to certify, and where to write it.
+#[derive(Debug, Clone, Copy)]
+pub struct CertifyRequest<'a> {
+    /// The suite, with any extra seat added.
+    pub suite: &'a Suite,
+    /// The folder it was loaded from: its documents and its seats' files
+    /// (when their paths are relative) are read from there.
+    pub root: &'a Path,
+    /// The column to certify.
+    pub column_id: &'a str,
+    /// Worker threads.
+    pub jobs: usize,
+    /// The key to sign the statement with, if any.
+    pub sign_key: Option<&'a SigningKey>,
+    /// The bundle to write: a folder, or an archive when it ends in `.tar`.
+    pub out: &'a Path,
+}
+
+/// A written bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Certified {
+    /// The certified column's cells by status.
+    pub summary: BTreeMap<String, usize>,
+    /// Its cells and their verdicts, in manifest order.
+    pub cells: Vec<(CellKey, CellStatus)>,
+    /// Files written.
+    pub files: usize,
+}
+
+/// Why a bundle could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CertifyError {
+    /// The column is not one of the suite's.
+    #[error("certify `{0}`: no such column")]
+    UnknownColumn(String),
+    /// A suite file could not be read again to be bundled.
+    #[error("read {}: {source}", path.display())]
+    Read {
+        /// Which.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The suite's folders could not be listed.
+    #[error(transparent)]
+    Suite(#[from] LoadError),
+    /// A cell could not be run (a harness bug).
+    #[error(transparent)]
+    Run(#[from] ReportError),
+    /// A value could not be written as canonical JSON (a harness bug).
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+    /// The bundle could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Runs the certification and writes its bundle: [`prepare`], then
+/// [`Prepared::write`].
+///
+/// # Errors
+/// See [`CertifyError`]; nothing is written at `out` on error.
+pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
+    prepare(request)?.write()
+}
+
+/// A bundle made in memory, not yet written.
+#[derive(Debug)]
+#[must_use]
+pub struct Prepared {
+    files: Vec<BundleFile>,
+    out: PathBuf,
+    summary: BTreeMap<String, usize>,
+    cells: Vec<(CellKey, CellStatus)>,
+}
+
+impl Prepared {
+    /// Writes the bundle at the request's `out`, where nothing may be.
+    ///
+    /// # Errors
+    /// When it cannot be written; nothing is left at `out` then.
+    pub fn write(self) -> Result<Certified, CertifyError> {
+        if sharedos_evidence::archive::is_archive(&self.out) {
+            sharedos_evidence::archive::write_archive(&self.out, &self.files)?;
+        } else {
+            write_bundle(&self.out, &self.files)?;
+        }
+        Ok(Certified { summary: self.summary, cells: self.cells, files: self.files.len() })
+    }
+}
+
+/// Runs the certification and makes its bundle in memory. Kept apart
+/// from the writing so a caller can hold off an interruption for the
+/// writing alone, never for the run.
+///
+/// # Errors
+/// See [`CertifyError`]; nothing is written.
+pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
+    let column = columns(&request.suite.seats)
+        .into_iter()
+        .find(|c| c.id == request.column_id)
+        .ok_or_else(|| CertifyError::UnknownColumn(request.column_id.to_string()))?;
+    if request.out.exists() {
+        return Err(WriteError::Exists(request.out.to_path_buf()).into());
+    }
+    let mut ids = vec![ADVERSARY_ID.to_string()];
+    if column.id != ADVERSARY_ID {
+        ids.push(column.id.clone());
+    }
+    // Every file the bundle carries is read before the matrix runs: one
+    // that cannot be read fails in a moment, not after the whole run.
+    let suite = suite_files(&request, &column.id)?;
+    let selection = Selection { columns: ids, ..Selection::default() };
+    let planned = plan(request.suite, &selection);
+    let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true };
+    let report = run_and_report(request.suite, &selection, &planned, settings)?;
+    let mut files = vec![
+        BundleFile { name: MANIFEST_FILE.to_string(), bytes: report.manifest_json.clone().into_bytes() },
+        BundleFile { name: EVIDENCE_FILE.to_string(), bytes: evidence_lines(&report)?.into_bytes() },
+    ];
+    files.extend(suite);
+    let cells = column_cells(&report.manifest, &column.id);
+    let summary = summary_of(&cells);
+    let statement = statement_of(&report, &column.id, &column.label, &files, summary.clone());
+    let mut statement_bytes = serde_json::to_vec_pretty(&statement).map_err(|e| CanonicalError(e.to_string()))?;
+    statement_bytes.push(b'\n');
+    if let Some(key) = request.sign_key {
+        let mut envelope =
+            serde_json::to_vec_pretty(&sign(&statement_bytes, key)).map_err(|e| CanonicalError(e.to_string()))?;
+        envelope.push(b'\n');
+        files.push(BundleFile { name: ENVELOPE_FILE.to_string(), bytes: envelope });
+    }
+    // The statement goes last: a folder holding one holds every file.
+    files.push(BundleFile { name: STATEMENT_FILE.to_string(), bytes: statement_bytes });
+    Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells })
+}
+
+/// Every run cell's evidence, one canonical line each, in the manifest's
+/// order (rows as declared, columns in order): the order the prompt-set
+/// hashes are computed in.
+fn evidence_lines(report: &Report) -> Result<String, CanonicalError> {
+    let mut text = String::new();
+    for run in &report.cells {
+        let Some(grading) = run.grading.clone() else {
+            return Err(CanonicalError(format!("cell {} kept no grading evidence", run.key.trial_name())));
+        };
+        let line = EvidenceLine {
+            case: run.key.case.clone(),
+            condition: run.key.condition.clone(),
+            column: run.key.column.clone(),
+            cell: run.cell.clone(),
+            record_hashes: run.evidence.turns.iter().map(|t| t.record_hash.clone()).collect(),
+            grading,
+        };
+        text.push_str(&canonical_string(&line)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// The suite's documents, and the certified seat's file. A committed
+/// seat's path is relative to the suite's root, as the suite was loaded;
+/// an absolute one (a seat file named on the command line) stays as it is.
+fn suite_files(request: &CertifyRequest<'_>, column_id: &str) -> Result<Vec<BundleFile>, CertifyError> {
+    let read = |path: PathBuf| std::fs::read(&path).map_err(|source| CertifyError::Read { path, source });
+    let mut files = Vec::new();
+    for relative in suite_documents(request.root)? {
+        let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let bytes = read(request.root.join(&relative))?;
+        files.push(BundleFile { name: format!("{SUITE_DIR}/{}", parts.join("/")), bytes });
+    }
+    if let Some(seat) = request.suite.seats.iter().find(|s| s.column_id == column_id) {
+        let name = seat.file.file_name().map_or_else(|| "seat.json".into(), |n| n.to_string_lossy().into_owned());
+        files.push(BundleFile {
+            name: format!("{SUITE_DIR}/{SEATS_DIR}/{name}"),
+            bytes: read(request.root.join(&seat.file))?,
+        });
+    }
+    Ok(files)
+}
+
+/// The certified column's cells and their verdicts, in manifest order.
+fn column_cells(manifest: &Manifest, column_id: &str) -> Vec<(CellKey, CellStatus)> {
+    let mut cells = Vec::new();
+    for row in &manifest.rows {
+        for cell in row.cells.iter().filter(|c| c.column_id == column_id) {
+            cells.push((row.key_of(cell), cell.status));
+        }
+    }
+    cells
+}
+
+/// The certified column's cells by status.
+fn summary_of(cells: &[(CellKey, CellStatus)]) -> BTreeMap<String, usize> {
+    let mut summary = BTreeMap::new();
+    for (_, status) in cells {
+        *summary.entry(status.as_str().to_string()).or_default() += 1;
+    }
+    summary
+}
+
+fn statement_of(
+    report: &Report,
+    column_id: &str,
+    label: &str,
+    files: &[BundleFile],
+    summary: BTreeMap<String, usize>,
+) -> Statement {
+    let manifest = &report.manifest;
+    let mut subject: Vec<Subject> = files.iter().map(|f| Subject::of(&f.name, &f.bytes)).collect();
+    subject.sort_by(|a, b| a.name.cmp(&b.name));
+    let prompt_set_hash = manifest.columns.iter().find(|c| c.id == column_id).and_then(|c| c.prompt_set_hash.clone());
+    Statement {
+        statement_type: STATEMENT_TYPE.to_string(),
+        subject,
+        predicate_type: PREDICATE_TYPE.to_string(),
+        predicate: Certification {
+            harness: Tool { name: HARNESS_NAME.to_string(), version: env!("CARGO_PKG_VERSION").to_string() },
+            column: CertifiedColumn { id: column_id.to_string(), label: label.to_string(), prompt_set_hash },
+            rules_version: manifest.rules_version.clone().unwrap_or_default(),
+            judge_version: manifest.judge_version.clone(),
+            hash_scheme: manifest.hash_scheme.clone().unwrap_or_default(),
+            case_set_hash: manifest.case_set_hash.clone(),
+            world_set_hash: manifest.world_set_hash.clone(),
+            evidence_root: manifest.evidence_root.clone().unwrap_or_default(),
+            runtime: column_runtime(report, column_id),
+            environment: Environment::current(),
+            summary,
+        },
+    }
+}
+
+/// The runtime as the certified column's first record names it.
+fn column_runtime(report: &Report, column_id: &str) -> Value {
+    let record = report
+        .cells
+        .iter()
+        .filter(|run| run.key.column == column_id)
+        .find_map(|run| run.grading.as_ref().and_then(|g| g.records.first()));
+    runtime_of(record)
+}

@@ -1,0 +1,352 @@
+//! The conformance manifest: SharedOS's manifest shape plus this harness's
+//! additions, with key order fixed by field order so the JSON is
+//! byte-stable.
+//!
+//! Additions to SharedOS's shape: `rulesVersion` and `hashScheme` after
+//! `judgeVersion`, `evidenceRoot` after `worldSetHash`, `families` and
+//! `reasonCodes` before `rows`, and `turnExpectation` on a row that grades
+//! the turn's ending.
+//! Each addition is optional when read, so a SharedOS manifest (or one
+//! written before `causes` existed) still parses and renders.
+
+use crate::grade::judge::cell::Cell;
+use crate::identity::sets::{hash_evidence_root, hash_prompt_set, record_hash, EvidenceLeaf, PromptEntry};
+use crate::identity::tags::HASH_SCHEME;
+use crate::input::case::{Family, TurnExpectation};
+use crate::input::script::MoveKind;
+use crate::output::coverage::unreachable_reason;
+use crate::vocab::{CellKey, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use serde::{Deserialize, Serialize};
+use sharedos_model::canonical::CanonicalError;
+use sharedos_model::codes::ReasonCode;
+use sharedos_model::record::ExecutionRecord;
+
+/// The manifest schema version.
+pub const MANIFEST_VERSION: &str = "1";
+
+/// The whole manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Manifest {
+    /// Schema version ([`MANIFEST_VERSION`]).
+    pub version: String,
+    /// The SharedOS judge version whose semantics the rules adopt.
+    pub judge_version: String,
+    /// This harness's grading-rules version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_version: Option<String>,
+    /// How the hashes were computed ([`crate::identity::tags::HASH_SCHEME`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_scheme: Option<String>,
+    /// Hash of the cases and scripts, prose excluded.
+    pub case_set_hash: String,
+    /// Hash of the worlds every condition materialised.
+    pub world_set_hash: String,
+    /// Hash over every run cell's record hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_root: Option<String>,
+    /// Columns, in order.
+    pub columns: Vec<ManifestColumn>,
+    /// Rows grouped by rule family, in the families' report order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<FamilyGroup>,
+    /// Every reason code of the vocabulary: the rows and columns whose
+    /// cells show it, or why none can.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reason_codes: Vec<CodeCoverage>,
+    /// One row per (case, condition), in declared order.
+    pub rows: Vec<ManifestRow>,
+}
+
+/// A column header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestColumn {
+    /// Column id (`adversary-embedded`).
+    pub id: String,
+    /// Display label (`Adversary`).
+    pub label: String,
+    /// Hash of the prompts this column stated; absent when it stated none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_set_hash: Option<String>,
+}
+
+/// The rows of one rule family.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FamilyGroup {
+    /// The family.
+    pub family: Family,
+    /// Its rows, in row order.
+    pub rows: Vec<RowRef>,
+}
+
+/// A reference to a row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowRef {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+}
+
+/// One (case, condition) row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestRow {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+    /// The move kind.
+    pub kind: MoveKind,
+    /// The invariant the row attacks.
+    pub invariant: String,
+    /// What SharedOS should do.
+    pub expected_outcome: String,
+    /// The condition's prose description.
+    pub condition: String,
+    /// The ending the row grades, when it grades one (as the case declares it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_expectation: Option<TurnExpectation>,
+    /// One cell per column, in column order.
+    pub cells: Vec<Cell>,
+}
+
+impl ManifestRow {
+    /// The key of one of this row's cells.
+    #[must_use]
+    pub fn key_of(&self, cell: &Cell) -> CellKey {
+        CellKey { case: self.case_id.clone(), condition: self.condition_id.clone(), column: cell.column_id.clone() }
+    }
+
+    /// This row's reference.
+    #[must_use]
+    pub fn row_ref(&self) -> RowRef {
+        RowRef { case_id: self.case_id.clone(), condition_id: self.condition_id.clone() }
+    }
+}
+
+/// One turn's contribution to the evidence: its record hash and the prompt
+/// hash it stated, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnEvidence {
+    /// 1-based turn number.
+    pub turn: u32,
+    /// The record's content hash.
+    pub record_hash: String,
+    /// The record's `system.promptHash`.
+    pub prompt_hash: Option<String>,
+}
+
+/// Every record behind one run cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellEvidence {
+    /// The case.
+    pub case_id: String,
+    /// The condition.
+    pub condition_id: String,
+    /// The column.
+    pub column_id: String,
+    /// Turns in order.
+    pub turns: Vec<TurnEvidence>,
+}
+
+/// One code of the vocabulary: where it was seen, or why it cannot be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CodeCoverage {
+    /// The code.
+    pub code: String,
+    /// The rows with a cell that shows it, in row order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<RowRef>,
+    /// The columns with a cell that shows it, in column order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
+    /// Why no row can produce it, when it is declared so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
+}
+
+/// Every code of the vocabulary, in declaration order, with the rows and
+/// columns of `rows` whose cells show it.
+#[must_use]
+pub fn reason_code_coverage(columns: &[ManifestColumn], rows: &[ManifestRow]) -> Vec<CodeCoverage> {
+    ReasonCode::ALL
+        .iter()
+        .map(|code| {
+            let shows = |cell: &Cell| cell.reason_codes.iter().any(|c| c == code.as_str());
+            CodeCoverage {
+                code: code.as_str().to_string(),
+                rows: rows.iter().filter(|row| row.cells.iter().any(shows)).map(ManifestRow::row_ref).collect(),
+                columns: columns
+                    .iter()
+                    .filter(|column| {
+                        rows.iter().flat_map(|row| &row.cells).any(|cell| cell.column_id == column.id && shows(cell))
+                    })
+                    .map(|column| column.id.clone())
+                    .collect(),
+                unreachable: unreachable_reason(*code).map(str::to_string),
+            }
+        })
+        .collect()
+}
+
+/// A column as the runner knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnHeader {
+    /// Column id.
+    pub id: String,
+    /// Display label.
+    pub label: String,
+}
+
+/// A row with the family its case belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyRow {
+    /// The family.
+    pub family: Family,
+    /// The row.
+    pub row: ManifestRow,
+}
+
+/// Everything a manifest is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestInput {
+    /// Case-set hash.
+    pub case_set_hash: String,
+    /// World-set hash.
+    pub world_set_hash: String,
+    /// Columns, in order.
+    pub columns: Vec<ColumnHeader>,
+    /// Rows, in declared order.
+    pub rows: Vec<FamilyRow>,
+    /// Evidence of every run cell, in run order.
+    pub evidence: Vec<CellEvidence>,
+}
+
+/// The record and prompt hashes of a cell's records, turn by turn.
+///
+/// # Errors
+/// When a record has no canonical form (none does).
+pub fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvidence, CanonicalError> {
+    let mut turns = Vec::new();
+    for (i, record) in records.iter().enumerate() {
+        turns.push(TurnEvidence {
+            turn: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            record_hash: record_hash(record)?,
+            prompt_hash: record.system.prompt_hash.clone(),
+        });
+    }
+    Ok(CellEvidence {
+        case_id: key.case.clone(),
+        condition_id: key.condition.clone(),
+        column_id: key.column.clone(),
+        turns,
+    })
+}
+
+/// A column's prompt-set hash: over the ordered `{case, condition, turn,
+/// promptHash}` of every turn of that column that stated a prompt hash;
+/// `None` when no turn did.
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn prompt_set_hash(column_id: &str, evidence: &[CellEvidence]) -> Result<Option<String>, CanonicalError> {
+    let entries: Vec<PromptEntry<'_>> = evidence
+        .iter()
+        .filter(|cell| cell.column_id == column_id)
+        .flat_map(|cell| {
+            cell.turns.iter().filter_map(move |turn| {
+                turn.prompt_hash.as_deref().map(|prompt_hash| PromptEntry {
+                    case: &cell.case_id,
+                    condition: &cell.condition_id,
+                    turn: turn.turn,
+                    prompt_hash,
+                })
+            })
+        })
+        .collect();
+    hash_prompt_set(&entries)
+}
+
+/// The evidence root over every run cell's record hashes (see
+/// [`hash_evidence_root`]).
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn evidence_root(evidence: &[CellEvidence]) -> Result<String, CanonicalError> {
+    let leaves = evidence
+        .iter()
+        .map(|cell| EvidenceLeaf {
+            case: &cell.case_id,
+            condition: &cell.condition_id,
+            column: &cell.column_id,
+            records: cell.turns.iter().map(|t| t.record_hash.as_str()).collect(),
+        })
+        .collect();
+    hash_evidence_root(leaves)
+}
+
+/// Builds the manifest: columns with their prompt-set hashes, rows grouped
+/// by family, and the evidence root.
+///
+/// # Errors
+/// When hashing fails (it cannot for these values).
+pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> {
+    let mut columns = Vec::with_capacity(input.columns.len());
+    for column in &input.columns {
+        columns.push(ManifestColumn {
+            id: column.id.clone(),
+            label: column.label.clone(),
+            prompt_set_hash: prompt_set_hash(&column.id, &input.evidence)?,
+        });
+    }
+    let mut families: Vec<FamilyGroup> = Vec::new();
+    for entry in &input.rows {
+        let row_ref = entry.row.row_ref();
+        match families.iter_mut().find(|g| g.family == entry.family) {
+            Some(group) => group.rows.push(row_ref),
+            None => families.push(FamilyGroup { family: entry.family, rows: vec![row_ref] }),
+        }
+    }
+    // Families in their fixed report order (matrix first), rows in row order.
+    families.sort_by_key(|g| g.family);
+    let rows: Vec<ManifestRow> = input.rows.into_iter().map(|r| r.row).collect();
+    Ok(Manifest {
+        version: MANIFEST_VERSION.to_string(),
+        judge_version: ADOPTED_JUDGE_VERSION.to_string(),
+        rules_version: Some(RULES_VERSION.to_string()),
+        hash_scheme: Some(HASH_SCHEME.to_string()),
+        case_set_hash: input.case_set_hash,
+        world_set_hash: input.world_set_hash,
+        evidence_root: Some(evidence_root(&input.evidence)?),
+        reason_codes: reason_code_coverage(&columns, &rows),
+        columns,
+        families,
+        rows,
+    })
+}
+
+/// The manifest as committed: 2-space indented JSON and one newline.
+///
+/// # Errors
+/// When the manifest holds a value with no JSON form.
+pub fn manifest_json(manifest: &Manifest) -> Result<String, CanonicalError> {
+    let mut text = serde_json::to_string_pretty(manifest).map_err(|e| CanonicalError(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Every cell that fails a build (`fail` or `not_exercised`), with its row.
+#[must_use]
+pub fn strict_failures(manifest: &Manifest) -> Vec<(&ManifestRow, &Cell)> {
+    manifest
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter().map(move |cell| (row, cell)))
+        .filter(|(_, cell)| cell.status.breaks_build())
+        .collect()
+}
