@@ -13,8 +13,7 @@ use crate::exit::Exit;
 use serde_json::{json, Map, Value};
 use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::live::{read_stream_from, CallOrigin, IgnoredKind, LiveStreamReader, StreamReading};
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use std::io::Write;
 
 fn vendor(arg: VendorArg) -> Vendor {

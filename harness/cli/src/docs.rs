@@ -203,16 +203,33 @@ fn members() -> BTreeSet<String> {
         .collect()
 }
 
-/// The `sharedos-*` packages a crate's manifest lists under one section.
-fn dependencies(manifest: &str, section: &str) -> Vec<String> {
+/// Every dependency a crate's manifest names under `[dependencies]`,
+/// from the workspace or not.
+fn dependencies(manifest: &str) -> Vec<String> {
     manifest
         .lines()
-        .skip_while(|line| line.trim() != section)
+        .skip_while(|line| line.trim() != "[dependencies]")
         .skip(1)
         .take_while(|line| !line.starts_with('['))
         .filter_map(|line| line.split(['=', '.', ' ']).next())
-        .filter(|name| name.starts_with("sharedos-"))
+        .filter(|name| !name.is_empty() && !name.starts_with('#'))
         .map(str::to_string)
+        .collect()
+}
+
+/// Each workspace member's folder under `harness/`, by its package name.
+fn folders_by_package() -> BTreeMap<String, String> {
+    members()
+        .into_iter()
+        .map(|folder| {
+            let manifest = read(&format!("harness/{folder}/Cargo.toml"));
+            let name = manifest
+                .lines()
+                .find_map(|line| line.strip_prefix("name = \""))
+                .map(|name| name.trim_end_matches('"').to_string())
+                .expect("a package name");
+            (name, folder)
+        })
         .collect()
 }
 
@@ -237,21 +254,11 @@ fn docs_architecture_floors_hold_every_crate_and_point_down() {
     let listed: BTreeMap<String, ()> = floors.keys().map(|name| (name.clone(), ())).collect();
     same_rows(document, &listed, rows, &expected);
 
-    let package = |folder: &str| {
-        let manifest = read(&format!("harness/{folder}/Cargo.toml"));
-        let name = manifest
-            .lines()
-            .find_map(|line| line.strip_prefix("name = \""))
-            .map(|name| name.trim_end_matches('"').to_string())
-            .expect("a package name");
-        (name, manifest)
-    };
-    let folders: BTreeMap<String, String> = members.iter().map(|folder| (package(folder).0, folder.clone())).collect();
+    let folders = folders_by_package();
     let mut upward = Vec::new();
     // The test helpers may depend on anything: no crate depends on them.
     for folder in members.iter().filter(|folder| *folder != "testkit") {
-        let (_, manifest) = package(folder);
-        for dependency in dependencies(&manifest, "[dependencies]") {
+        for dependency in dependencies(&read(&format!("harness/{folder}/Cargo.toml"))) {
             let Some(target) = folders.get(&dependency) else { continue };
             let below = match (floors.get(folder), floors.get(target)) {
                 (Some(own), Some(theirs)) => theirs < own,
@@ -265,20 +272,6 @@ fn docs_architecture_floors_hold_every_crate_and_point_down() {
     assert!(upward.is_empty(), "{document}: dependencies that do not point to a lower floor: {upward:?}");
 }
 
-/// Every dependency a crate's manifest names under `[dependencies]`,
-/// from the workspace or not.
-fn all_dependencies(manifest: &str) -> Vec<String> {
-    manifest
-        .lines()
-        .skip_while(|line| line.trim() != "[dependencies]")
-        .skip(1)
-        .take_while(|line| !line.starts_with('['))
-        .filter_map(|line| line.split(['=', '.', ' ']).next())
-        .filter(|name| !name.is_empty() && !name.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn docs_the_verifier_builds_without_the_runtime_machinery() {
     // What `verify` and `diff` need, and what runs runtimes: the process
@@ -286,14 +279,7 @@ fn docs_the_verifier_builds_without_the_runtime_machinery() {
     let machinery =
         ["sharedos-process", "sharedos-mcp", "sharedos-drivers", "sharedos-scripted-model", "sharedos-conformance"];
     let external = ["rmcp", "hyper", "hyper-util"];
-    let folders: BTreeMap<String, String> = members()
-        .into_iter()
-        .map(|folder| {
-            let manifest = read(&format!("harness/{folder}/Cargo.toml"));
-            let name = manifest.lines().find_map(|line| line.strip_prefix("name = \"")).expect("a name");
-            (name.trim_end_matches('"').to_string(), folder)
-        })
-        .collect();
+    let folders = folders_by_package();
     let mut reached = std::collections::BTreeSet::new();
     let mut pending = vec!["sharedos-evidence".to_string()];
     while let Some(name) = pending.pop() {
@@ -301,7 +287,7 @@ fn docs_the_verifier_builds_without_the_runtime_machinery() {
             continue;
         }
         if let Some(folder) = folders.get(&name) {
-            pending.extend(all_dependencies(&read(&format!("harness/{folder}/Cargo.toml"))));
+            pending.extend(dependencies(&read(&format!("harness/{folder}/Cargo.toml"))));
         }
     }
     assert!(reached.contains("sharedos-grading") && reached.contains("ed25519-dalek"), "{reached:?}");

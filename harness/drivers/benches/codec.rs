@@ -6,8 +6,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde_json::{json, Map, Value};
 use sharedos_drivers::frame::HarnessStep;
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_model::tool::{ToolOutcome, ToolResult};
 
 fn arguments() -> Map<String, Value> {

@@ -1,9 +1,9 @@
 //! Certification bundles: one column certified over the whole canonical
 //! suite, with the evidence, the suite and a signed statement (written by
 //! `sharedos-conformance`'s `certify`, which runs the column), and the
-//! offline check of such a bundle, which grades again without running; the comparison of two manifests
-//! (`compare`), and the committed verdicts a real-clock column is held to
-//! (`verdicts`).
+//! offline check of such a bundle, which grades again without running; the
+//! comparison of two manifests (`compare`), and the committed verdicts a
+//! real-clock column is held to (`verdicts`).
 
 pub mod archive;
 pub mod bundle;

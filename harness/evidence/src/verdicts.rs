@@ -38,11 +38,11 @@ pub struct Verdicts<'a> {
     pub markdown: &'a str,
 }
 
-/// Compares `report`'s verdicts with `file`; when `write`, writes them
+/// Compares `verdicts` with `file`; when `write`, writes them
 /// there (and the Markdown beside it) if they moved or `file` is new.
-pub fn compare_or_write(file: &Path, report: Verdicts<'_>, write: bool) -> VerdictsOutcome {
+pub fn compare_or_write(file: &Path, verdicts: Verdicts<'_>, write: bool) -> VerdictsOutcome {
     let mut outcome = VerdictsOutcome::default();
-    let fresh = match parse_manifest(file, report.manifest_json.as_bytes()) {
+    let fresh = match parse_manifest(file, verdicts.manifest_json.as_bytes()) {
         Ok(fresh) => fresh,
         Err(error) => {
             outcome.unwritten.push(format!("failed to read the fresh manifest back: {error} (this is a bug)"));
@@ -67,7 +67,7 @@ pub fn compare_or_write(file: &Path, report: Verdicts<'_>, write: bool) -> Verdi
     }
     if !drift.is_empty() {
         outcome.written = drift;
-        for (path, text) in [(file.to_path_buf(), report.manifest_json), (markdown_path(file), report.markdown)] {
+        for (path, text) in [(file.to_path_buf(), verdicts.manifest_json), (markdown_path(file), verdicts.markdown)] {
             if let Err(error) = write_if_changed(&path, text.as_bytes()) {
                 outcome.unwritten.push(format!("failed to {error}"));
             }

@@ -8,8 +8,7 @@ use crate::harness::HarnessExit;
 use serde_json::{json, Value};
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream, LiveOutcome};
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_envelope::runtime::{complete, fail};
 use sharedos_model::tool::ProtocolError;
 

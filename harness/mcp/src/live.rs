@@ -14,8 +14,7 @@ use sharedos_drivers::child_process::{ChildMode, HarnessProcess, Launch, Process
 use sharedos_drivers::codec::pi::retry_follows;
 use sharedos_drivers::live::LiveOutcome;
 use sharedos_drivers::transport::TransportError;
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_scripted_model::play::Play;
 use sharedos_scripted_model::server::ModelServer;
 use std::collections::BTreeMap;

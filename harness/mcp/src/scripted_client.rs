@@ -10,8 +10,7 @@ use futures::future::LocalBoxFuture;
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 
 /// One call the client makes.
 #[derive(Debug, Clone, PartialEq)]

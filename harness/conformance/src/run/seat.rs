@@ -18,8 +18,7 @@ use sharedos_drivers::model_wire::{ModelReply, ModelToolCall, FINISH_LENGTH, FIN
 use sharedos_drivers::seat::DeclareStep;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
 use sharedos_drivers::transcript::TranscriptTransport;
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_envelope::runtime::RuntimePlugin;
 use sharedos_grading::column::ColumnKind;
 use sharedos_grading::input::script::AttackScript;

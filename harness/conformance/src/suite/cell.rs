@@ -86,20 +86,11 @@ pub enum CellError {
     #[error(transparent)]
     Hash(#[from] CanonicalError),
     /// The plan names a case, condition or script the suite lacks.
-    #[error("find cell {cell} in the suite")]
-    NotInSuite {
-        /// `case/condition/column`.
-        cell: String,
-    },
+    #[error(transparent)]
+    NotInSuite(#[from] NotInSuite),
     /// The per-cell async runtime could not start.
     #[error("start the cell's runtime: {0}")]
     Runtime(String),
-}
-
-impl From<NotInSuite> for CellError {
-    fn from(missing: NotInSuite) -> CellError {
-        CellError::NotInSuite { cell: missing.cell }
-    }
 }
 
 /// Runs one cell on its own current-thread runtime with a paused clock.
@@ -202,8 +193,7 @@ impl<'s> Row<'s> {
 async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<CellRun, CellError> {
     let (case, condition, script) = (row.case, row.condition, &row.script);
     let key = CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column_id.to_string() };
-    let column =
-        column(row.seats.seats(), column_id).ok_or_else(|| CellError::NotInSuite { cell: key.trial_name() })?;
+    let column = column(row.seats.seats(), column_id).ok_or_else(|| NotInSuite { cell: key.trial_name() })?;
     let world = World::build(&condition.world)?;
     let identity = row.identity(&world)?;
     let messaging = MessagingRun::before_turns(&world, &condition.world).await;

@@ -6,7 +6,7 @@ use crate::run::cache::RunCache;
 use crate::run::process_seats::WorkerSeats;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::golden::compare;
-use sharedos_grading::plan::{locate, PlannedCell};
+use sharedos_grading::plan::{locate, NotInSuite, PlannedCell};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -91,7 +91,7 @@ fn run_row(
         }
         let mut run = match &row {
             Some(row) => row.run_cell(&planned.key.column)?,
-            None => return Err(CellError::NotInSuite { cell: planned.key.trial_name() }),
+            None => return Err(NotInSuite { cell: planned.key.trial_name() }.into()),
         };
         run.golden = settings.golden.map(|dir| compare(dir, &run.key, &run.snapshot));
         Ok(run)

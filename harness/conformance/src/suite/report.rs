@@ -9,7 +9,7 @@ use sharedos_grading::output::manifest::{
     build_manifest, manifest_json, ColumnHeader, FamilyRow, Manifest, ManifestRow,
 };
 use sharedos_grading::output::markdown::render_markdown;
-use sharedos_grading::plan::{locate, PlannedCell, Selection};
+use sharedos_grading::plan::{locate, NotInSuite, PlannedCell, Selection};
 use sharedos_model::canonical::CanonicalError;
 use std::collections::BTreeMap;
 
@@ -142,5 +142,5 @@ fn row_for<'r>(
             },
         });
     }
-    rows.last_mut().map(|r| &mut r.row).ok_or(CellError::NotInSuite { cell: planned.key.trial_name() })
+    rows.last_mut().map(|r| &mut r.row).ok_or_else(|| NotInSuite { cell: planned.key.trial_name() }.into())
 }

@@ -3,7 +3,6 @@
 //! their steps out (D13, D16–D23).
 
 use crate::support;
-use sharedos_drivers::vendor::VendorWire;
 
 use serde_json::{json, Value};
 use sharedos_drivers::eval_driver::{
@@ -13,6 +12,7 @@ use sharedos_drivers::frame::{HarnessFrame, HarnessStep};
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_drivers::seat::{prompt_hash, Instructions, DEFAULT_ESCALATION_REASON};
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
+use sharedos_drivers::vendor::VendorWire;
 use sharedos_model::execution::{ExecutionResult, ExecutionStatus, RuntimeManifest};
 use sharedos_model::message::PROTOCOL_VERSION;
 use sharedos_model::tool::ProtocolError;

@@ -13,8 +13,7 @@ use serde_json::{Map, Value};
 use sharedos_drivers::child_process::ProcessLimits;
 use sharedos_drivers::frame::HarnessStep;
 use sharedos_drivers::live::{read_stream_from, CallOrigin, IgnoredKind, LiveOutcome, StreamReading};
-use sharedos_drivers::vendor::Vendor;
-use sharedos_drivers::vendor::VendorWire;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use std::collections::BTreeSet;
 use std::path::Path;
 

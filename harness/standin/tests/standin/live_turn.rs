@@ -8,7 +8,6 @@
 //! asserts how long anything took.
 
 use crate::support;
-use sharedos_drivers::vendor::VendorWire;
 
 use serde_json::{json, Value};
 use sharedos_drivers::child_process::{ChannelEnd, ChildProcessTransport, ProcessDiagnostics};
@@ -16,7 +15,7 @@ use sharedos_drivers::eval_driver::{codes, EvalHarnessDriver, EvalHarnessDriverO
 use sharedos_drivers::frame::{HarnessFrame, HarnessStep, HarnessTurnRequest};
 use sharedos_drivers::protocol::HarnessProtocol;
 use sharedos_drivers::standard_loop::{StandardLoop, StandardLoopOptions};
-use sharedos_drivers::vendor::Vendor;
+use sharedos_drivers::vendor::{Vendor, VendorWire};
 use sharedos_envelope::options::ExecuteOptions;
 use sharedos_model::codes::ReasonCode;
 use sharedos_model::execution::{ExecutionOptions, ExecutionRequest, ExecutionResult, ExecutionStatus};
