@@ -316,7 +316,7 @@ pub struct ExecutionResult {
     /// How it ended.
     pub status: ExecutionStatus,
     /// On `succeeded`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present_value")]
     pub output: Option<Value>,
     /// On `denied`, `failed` and `cancelled`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,5 +340,36 @@ impl ExecutionResult {
     #[must_use]
     pub fn code(&self) -> Option<&str> {
         self.error.as_ref().map(|e| e.code.as_str())
+    }
+}
+
+/// Reads a field that may be absent (`None`, by `#[serde(default)]`) or
+/// hold any JSON value, `null` included: a runtime that answers `null`
+/// answered, and its record must read back as it was written, or its
+/// hash would change between the run and a bundle's verifier.
+///
+/// # Errors
+/// As [`Value`]'s deserialisation.
+pub fn present_value<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+#[cfg(test)]
+mod present_value_tests {
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Answer {
+        #[serde(default, deserialize_with = "super::present_value")]
+        output: Option<Value>,
+    }
+
+    #[test]
+    fn a_null_answer_reads_back_as_an_answer_and_a_missing_one_as_none() {
+        let null: Answer = serde_json::from_str(r#"{"output":null}"#).unwrap_or(Answer { output: None });
+        assert_eq!(null.output, Some(Value::Null));
+        let missing: Answer = serde_json::from_str("{}").unwrap_or(Answer { output: Some(Value::Bool(true)) });
+        assert_eq!(missing.output, None);
     }
 }

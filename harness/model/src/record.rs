@@ -245,8 +245,8 @@ pub struct ExecutionSection {
     pub exposed_tools: Vec<String>,
     /// Every operation outcome, in time order.
     pub operations: Vec<Operation>,
-    /// The runtime's answer on `succeeded`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The runtime's answer on `succeeded` (`null` when it answered `null`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::execution::present_value")]
     pub output: Option<Value>,
     /// The tools the host asked for.
     pub requested_tools: Vec<String>,
