@@ -25,7 +25,7 @@ import sys
 
 # Per crate folder name: its top-level modules, in the order data flows.
 STAGES = {
-    "grading": ["vocab", "input", "column", "identity", "record", "messaging", "grade", "output", "plan"],
+    "grading": ["vocab", "input", "column", "identity", "record", "messaging", "grade", "output", "plan", "assemble"],
     "conformance": ["run", "suite", "certify"],
 }
 

@@ -1,6 +1,7 @@
 //! The command line.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sharedos_grading::plan::shard::Shard;
 use std::path::PathBuf;
 
 /// Seat runtimes inside SharedOS's envelope, grade every turn, and compare
@@ -29,12 +30,20 @@ pub enum Command {
     /// Run one column over the whole canonical suite, beside the Adversary
     /// column, and write a bundle others can verify without trusting it.
     Certify(CertifyArgs),
+    /// Join the partial bundles of a sharded `certify` into the one bundle
+    /// an unsharded `certify` writes (manifest and evidence byte for byte).
+    Merge(MergeArgs),
     /// Check a bundle offline: digests, record hashes, the evidence root,
     /// the case set, every verdict graded again, completeness, signature.
     Verify(VerifyArgs),
     /// Compare two manifests (or bundles): whether their verdicts are
     /// comparable, then every cell that moved, then a summary.
     Diff(DiffArgs),
+    /// Write the matrix as one self-contained HTML page: the header, a
+    /// family × column heatmap, every cell with its drill-down (finding,
+    /// records in short, golden comparison), and what moved `--against`
+    /// another run.
+    Report(ReportArgs),
     /// Read a captured vendor CLI stream and print, as JSON Lines, each step
     /// the vendor's codec extracts, then the turn's outcome and the counts
     /// of ignored lines by kind.
@@ -96,6 +105,25 @@ pub struct CertifyArgs {
     /// Known failures (TOML), as for `run`: they decide the exit code only.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Run only part I of N of the rows (dealt round-robin) and write a
+    /// partial bundle; `merge` joins the N parts into the whole bundle.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+}
+
+/// Options of `merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The partial bundles (`certify --shard I/N`), one per shard, in any order.
+    #[arg(value_name = "PART", required = true)]
+    pub parts: Vec<PathBuf>,
+    /// The bundle to write: a folder, or one archive when it ends in
+    /// `.tar`; it must not exist yet.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Sign the merged statement with this Ed25519 private key (PKCS#8 PEM).
+    #[arg(long, value_name = "FILE")]
+    pub sign_key: Option<PathBuf>,
 }
 
 /// Options of `verify`.
@@ -136,6 +164,24 @@ pub struct DiffArgs {
     /// How to print the comparison.
     #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
     pub format: DiffFormat,
+}
+
+/// Options of `report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// The page to write: one HTML file, needing nothing outside itself.
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+    /// The run to show: a manifest file or a bundle (folder or `.tar`)
+    /// (default: reports/conformance.json under --root).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    /// Repository root holding golden/ (and reports/).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Another run (a manifest file or a bundle) to show what moved from.
+    #[arg(long, value_name = "FILE")]
+    pub against: Option<PathBuf>,
 }
 
 /// Output formats of `diff`.

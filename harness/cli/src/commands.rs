@@ -29,8 +29,10 @@ pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
         Command::Check(args) => run(&args, RunMode::Check, interrupt),
         Command::Bless(args) => run(&args, RunMode::Bless, interrupt),
         Command::Certify(args) => crate::evidence::certify(&args, interrupt),
+        Command::Merge(args) => crate::evidence::merge(&args, interrupt),
         Command::Verify(args) => crate::evidence::verify(&args),
         Command::Diff(args) => crate::evidence::diff(&args),
+        Command::Report(args) => crate::report::report(&args, interrupt),
         Command::Decode(args) => crate::decode::decode(&args),
         Command::McpRelay(args) => crate::mcp_seats::relay(&args),
         Command::ProtocolCheck(args) => crate::protocol_check::protocol_check(&args),
@@ -38,7 +40,12 @@ pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
 }
 
 fn selection(select: &SelectArgs) -> Selection {
-    Selection { cases: select.cases.clone(), columns: select.columns.clone(), families: select.families.clone() }
+    Selection {
+        cases: select.cases.clone(),
+        columns: select.columns.clone(),
+        families: select.families.clone(),
+        shard: None,
+    }
 }
 
 fn load(select: &SelectArgs) -> Result<(Suite, Vec<PlannedCell>), Exit> {

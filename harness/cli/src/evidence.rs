@@ -1,12 +1,13 @@
 //! `certify`, `verify` and `diff`: arguments wired to `sharedos-evidence`.
 
-use crate::args::{CertifyArgs, DiffArgs, DiffFormat, VerifyArgs, VerifyFormat};
+use crate::args::{CertifyArgs, DiffArgs, DiffFormat, MergeArgs, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use serde_json::json;
 use sharedos_conformance::certify::{prepare, CertifyError, CertifyRequest};
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
+use sharedos_evidence::merge::{prepare as prepare_merge, MergeError, MergeRequest};
 use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
 use sharedos_grading::input::baseline::BaselineVerdict;
 use sharedos_grading::input::loader::{load_seat, load_suite};
@@ -62,6 +63,7 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         jobs,
         sign_key: key.as_ref(),
         out: &args.out,
+        shard: args.shard,
     };
     let written = prepare(request).and_then(|prepared| {
         // Only the writing waits for a signal's clean-up: the run is
@@ -134,8 +136,12 @@ pub fn verify(args: &VerifyArgs) -> Exit {
             for failure in &verification.failures {
                 say!("FAIL {}", sharedos_grading::output::printable::one_line(&failure.to_string()));
             }
+            let partial = verification
+                .shard
+                .map(|shard| format!("; shard {shard}, a partial bundle (`merge` joins it with the others)"))
+                .unwrap_or_default();
             if verification.verified() {
-                say!("verified: {} cells graded again; signature {signature}", verification.regraded);
+                say!("verified: {} cells graded again; signature {signature}{partial}", verification.regraded);
             } else {
                 say!("does not verify: {} failures; signature {signature}", verification.failures.len());
             }
@@ -151,7 +157,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
                 .collect();
             say!(
                 "{}",
-                json!({ "verified": verification.verified(), "regraded": verification.regraded, "signature": signature, "failures": failures })
+                json!({ "verified": verification.verified(), "regraded": verification.regraded, "signature": signature, "shard": verification.shard.map(|s| s.to_string()), "failures": failures })
             );
         }
     }
@@ -186,5 +192,43 @@ pub fn diff(args: &DiffArgs) -> Exit {
         Exit::ConformanceFailure
     } else {
         Exit::Success
+    }
+}
+
+pub fn merge(args: &MergeArgs, interrupt: &Interrupt) -> Exit {
+    let key = match args.sign_key.as_deref().map(read_signing_key).transpose() {
+        Ok(key) => key,
+        Err(error) => {
+            tell!("error: failed to {error}");
+            return Exit::InvalidInput;
+        }
+    };
+    let request = MergeRequest { parts: &args.parts, out: &args.out, sign_key: key.as_ref() };
+    let written = prepare_merge(request).and_then(|prepared| {
+        let _writing = interrupt.writing();
+        prepared.write()
+    });
+    match written {
+        Ok(merged) => {
+            let counts: Vec<String> = merged.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+            say!("{}  {}", merged.column, counts.join("  "));
+            say!(
+                "merged {} shards into {} ({} files{})",
+                merged.shards,
+                args.out.display(),
+                merged.files,
+                if key.is_some() { ", signed" } else { "" }
+            );
+            Exit::Success
+        }
+        Err(error) => {
+            tell!("error: failed to {error}");
+            match error {
+                MergeError::NoParts | MergeError::Write(WriteError::Exists(_)) => Exit::Usage,
+                MergeError::Write(WriteError::Io { .. }) => Exit::Io,
+                MergeError::Canonical(_) => Exit::HarnessBug,
+                _ => Exit::InvalidInput,
+            }
+        }
     }
 }

@@ -33,6 +33,7 @@ use sharedos_conformance_metadata::exit;
 mod interrupt;
 mod mcp_seats;
 mod protocol_check;
+mod report;
 mod seat_start;
 
 use clap::Parser;

@@ -4,22 +4,18 @@
 use crate::suite::matrix::RunSettings;
 use crate::suite::report::{run_and_report, Report, ReportError};
 use serde_json::Value;
-use sharedos_evidence::bundle::{
-    write_bundle, BundleFile, EvidenceLine, WriteError, ENVELOPE_FILE, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE,
-    SUITE_DIR,
-};
-use sharedos_evidence::dsse::sign;
+use sharedos_evidence::archive::write_to;
+use sharedos_evidence::bundle::{BundleFile, EvidenceLine, WriteError, EVIDENCE_FILE, MANIFEST_FILE, SUITE_DIR};
 use sharedos_evidence::dsse::SigningKey;
 use sharedos_evidence::environment::Environment;
-use sharedos_evidence::statement::{
-    runtime_of, Certification, CertifiedColumn, Statement, Subject, Tool, HARNESS_NAME, PREDICATE_TYPE, STATEMENT_TYPE,
-};
+use sharedos_evidence::seal::seal;
+use sharedos_evidence::statement::{column_cells, runtime_of, summary_of, Claim};
 use sharedos_grading::column::columns;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::error::LoadError;
 use sharedos_grading::input::loader::{suite_documents, Suite};
 use sharedos_grading::input::seat::SEATS_DIR;
-use sharedos_grading::output::manifest::Manifest;
+use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{plan, Selection};
 use sharedos_grading::vocab::{CellKey, CellStatus};
 use sharedos_model::canonical::{canonical_string, CanonicalError};
@@ -42,6 +38,8 @@ pub struct CertifyRequest<'a> {
     pub sign_key: Option<&'a SigningKey>,
     /// The bundle to write: a folder, or an archive when it ends in `.tar`.
     pub out: &'a Path,
+    /// Only this part of the rows: a partial bundle, for `merge`.
+    pub shard: Option<Shard>,
 }
 
 /// A written bundle.
@@ -110,11 +108,7 @@ impl Prepared {
     /// # Errors
     /// When it cannot be written; nothing is left at `out` then.
     pub fn write(self) -> Result<Certified, CertifyError> {
-        if sharedos_evidence::archive::is_archive(&self.out) {
-            sharedos_evidence::archive::write_archive(&self.out, &self.files)?;
-        } else {
-            write_bundle(&self.out, &self.files)?;
-        }
+        write_to(&self.out, &self.files)?;
         Ok(Certified { summary: self.summary, cells: self.cells, files: self.files.len() })
     }
 }
@@ -140,7 +134,7 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     // Every file the bundle carries is read before the matrix runs: one
     // that cannot be read fails in a moment, not after the whole run.
     let suite = suite_files(&request, &column.id)?;
-    let selection = Selection { columns: ids, ..Selection::default() };
+    let selection = Selection { columns: ids, shard: request.shard, ..Selection::default() };
     let planned = plan(request.suite, &selection);
     let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true };
     let report = run_and_report(request.suite, &selection, &planned, settings)?;
@@ -151,17 +145,15 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     files.extend(suite);
     let cells = column_cells(&report.manifest, &column.id);
     let summary = summary_of(&cells);
-    let statement = statement_of(&report, &column.id, &column.label, &files, summary.clone());
-    let mut statement_bytes = serde_json::to_vec_pretty(&statement).map_err(|e| CanonicalError(e.to_string()))?;
-    statement_bytes.push(b'\n');
-    if let Some(key) = request.sign_key {
-        let mut envelope =
-            serde_json::to_vec_pretty(&sign(&statement_bytes, key)).map_err(|e| CanonicalError(e.to_string()))?;
-        envelope.push(b'\n');
-        files.push(BundleFile { name: ENVELOPE_FILE.to_string(), bytes: envelope });
-    }
-    // The statement goes last: a folder holding one holds every file.
-    files.push(BundleFile { name: STATEMENT_FILE.to_string(), bytes: statement_bytes });
+    let claim = Claim {
+        manifest: &report.manifest,
+        column_id: &column.id,
+        label: &column.label,
+        runtime: column_runtime(&report, &column.id),
+        environment: Environment::current(),
+        shard: request.shard,
+    };
+    let files = seal(files, claim, request.sign_key).map_err(|e| CanonicalError(e.to_string()))?;
     Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells })
 }
 
@@ -207,57 +199,6 @@ fn suite_files(request: &CertifyRequest<'_>, column_id: &str) -> Result<Vec<Bund
         });
     }
     Ok(files)
-}
-
-/// The certified column's cells and their verdicts, in manifest order.
-fn column_cells(manifest: &Manifest, column_id: &str) -> Vec<(CellKey, CellStatus)> {
-    let mut cells = Vec::new();
-    for row in &manifest.rows {
-        for cell in row.cells.iter().filter(|c| c.column_id == column_id) {
-            cells.push((row.key_of(cell), cell.status));
-        }
-    }
-    cells
-}
-
-/// The certified column's cells by status.
-fn summary_of(cells: &[(CellKey, CellStatus)]) -> BTreeMap<String, usize> {
-    let mut summary = BTreeMap::new();
-    for (_, status) in cells {
-        *summary.entry(status.as_str().to_string()).or_default() += 1;
-    }
-    summary
-}
-
-fn statement_of(
-    report: &Report,
-    column_id: &str,
-    label: &str,
-    files: &[BundleFile],
-    summary: BTreeMap<String, usize>,
-) -> Statement {
-    let manifest = &report.manifest;
-    let mut subject: Vec<Subject> = files.iter().map(|f| Subject::of(&f.name, &f.bytes)).collect();
-    subject.sort_by(|a, b| a.name.cmp(&b.name));
-    let prompt_set_hash = manifest.columns.iter().find(|c| c.id == column_id).and_then(|c| c.prompt_set_hash.clone());
-    Statement {
-        statement_type: STATEMENT_TYPE.to_string(),
-        subject,
-        predicate_type: PREDICATE_TYPE.to_string(),
-        predicate: Certification {
-            harness: Tool { name: HARNESS_NAME.to_string(), version: env!("CARGO_PKG_VERSION").to_string() },
-            column: CertifiedColumn { id: column_id.to_string(), label: label.to_string(), prompt_set_hash },
-            rules_version: manifest.rules_version.clone().unwrap_or_default(),
-            judge_version: manifest.judge_version.clone(),
-            hash_scheme: manifest.hash_scheme.clone().unwrap_or_default(),
-            case_set_hash: manifest.case_set_hash.clone(),
-            world_set_hash: manifest.world_set_hash.clone(),
-            evidence_root: manifest.evidence_root.clone().unwrap_or_default(),
-            runtime: column_runtime(report, column_id),
-            environment: Environment::current(),
-            summary,
-        },
-    }
 }
 
 /// The runtime as the certified column's first record names it.

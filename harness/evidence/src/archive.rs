@@ -48,6 +48,20 @@ pub struct UnpackError {
     pub detail: String,
 }
 
+/// Writes `files` as the bundle `out`: one archive when its name ends in
+/// `.tar`, else a folder (see [`crate::bundle::write_bundle`]); all or
+/// nothing either way.
+///
+/// # Errors
+/// When `out` exists or cannot be written; nothing is left at `out`.
+pub fn write_to(out: &Path, files: &[BundleFile]) -> Result<(), WriteError> {
+    if is_archive(out) {
+        write_archive(out, files)
+    } else {
+        crate::bundle::write_bundle(out, files)
+    }
+}
+
 /// Writes `files` as the archive `out`, all or nothing, never replacing
 /// anything at `out` (even something that appears while it is written).
 ///

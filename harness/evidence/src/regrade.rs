@@ -3,7 +3,7 @@
 //! accounted for: run cells by an evidence line, declared cells by the
 //! cell the suite declares.
 
-use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
+use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use serde_json::Value;
 use sharedos_conformance_metadata::failure::{Failure, Place};
 use sharedos_grading::column::columns;
@@ -12,6 +12,7 @@ use sharedos_grading::grade::judge::cell::Cell;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
+use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{locate, plan, Selection};
 use sharedos_grading::vocab::CellKey;
 use std::collections::{BTreeMap, BTreeSet};
@@ -95,9 +96,11 @@ fn differ(graded: &Cell, stated: &Cell, mut place: Place, key: &CellKey) -> Opti
 
 /// Every cell of the suite for the Adversary and the `certified` column
 /// (see [`crate::claims::certified_column`]) is there, and nothing else
-/// is; declared cells are the ones the suite declares.
+/// is; declared cells are the ones the suite declares. A partial bundle
+/// holds its `shard`'s rows, and only those.
 pub fn check_complete(
     certified: &str,
+    shard: Option<Shard>,
     manifest: &Manifest,
     suite: &Suite,
     lines: &[EvidenceLine],
@@ -116,7 +119,14 @@ pub fn check_complete(
             found: stated_ids.join(", "),
         });
     }
-    let planned = plan(suite, &Selection { columns: ids, ..Selection::default() });
+    if let Some(shard) = shard.filter(|s| !s.is_valid()) {
+        failures.push(Failure::Unparsable {
+            place: Place::at(STATEMENT_FILE, "/predicate/shard"),
+            expected: format!("a shard I/N with 1 <= I <= N (found {shard})"),
+        });
+        return;
+    }
+    let planned = plan(suite, &Selection { columns: ids, shard, ..Selection::default() });
     let stated = manifest_cells(manifest);
     let evidenced: BTreeSet<CellKey> = lines.iter().map(EvidenceLine::key).collect();
     let mut expected_keys = BTreeSet::new();

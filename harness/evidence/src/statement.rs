@@ -2,10 +2,14 @@
 //! are the bundle's files with their SHA-256 digests, its predicate what
 //! was certified, under which rules, with which hashes, where.
 
+use crate::bundle::BundleFile;
 use crate::environment::Environment;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use sharedos_grading::output::manifest::Manifest;
+use sharedos_grading::plan::shard::Shard;
+use sharedos_grading::vocab::{CellKey, CellStatus};
 use sharedos_model::record::ExecutionRecord;
 use std::collections::BTreeMap;
 
@@ -82,6 +86,10 @@ pub struct Certification {
     pub environment: Environment,
     /// The certified column's cells by status.
     pub summary: BTreeMap<String, usize>,
+    /// The part of the run this bundle holds, when it holds one part
+    /// only: a partial bundle, for `merge` to join with the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// A name and a version.
@@ -126,4 +134,79 @@ pub fn runtime_of(record: Option<&ExecutionRecord>) -> Value {
             "protocolVersion": r.system.protocol_version,
         })
     })
+}
+
+/// What a bundle's statement claims, beside the files it lists.
+#[derive(Debug, Clone)]
+pub struct Claim<'a> {
+    /// The bundle's manifest.
+    pub manifest: &'a Manifest,
+    /// The certified column's id.
+    pub column_id: &'a str,
+    /// Its label.
+    pub label: &'a str,
+    /// Who ran it ([`runtime_of`]).
+    pub runtime: Value,
+    /// Where it ran.
+    pub environment: Environment,
+    /// The part of the run the bundle holds, if only one.
+    pub shard: Option<Shard>,
+}
+
+impl Statement {
+    /// The statement over `files` (every file of the bundle but the
+    /// statement and its signature) that makes `claim`.
+    #[must_use]
+    pub fn certifying(files: &[BundleFile], claim: Claim<'_>) -> Statement {
+        let manifest = claim.manifest;
+        let mut subject: Vec<Subject> = files.iter().map(|f| Subject::of(&f.name, &f.bytes)).collect();
+        subject.sort_by(|a, b| a.name.cmp(&b.name));
+        let prompt_set_hash =
+            manifest.columns.iter().find(|c| c.id == claim.column_id).and_then(|c| c.prompt_set_hash.clone());
+        Statement {
+            statement_type: STATEMENT_TYPE.to_string(),
+            subject,
+            predicate_type: PREDICATE_TYPE.to_string(),
+            predicate: Certification {
+                harness: Tool { name: HARNESS_NAME.to_string(), version: env!("CARGO_PKG_VERSION").to_string() },
+                column: CertifiedColumn {
+                    id: claim.column_id.to_string(),
+                    label: claim.label.to_string(),
+                    prompt_set_hash,
+                },
+                rules_version: manifest.rules_version.clone().unwrap_or_default(),
+                judge_version: manifest.judge_version.clone(),
+                hash_scheme: manifest.hash_scheme.clone().unwrap_or_default(),
+                case_set_hash: manifest.case_set_hash.clone(),
+                world_set_hash: manifest.world_set_hash.clone(),
+                evidence_root: manifest.evidence_root.clone().unwrap_or_default(),
+                runtime: claim.runtime,
+                environment: claim.environment,
+                summary: summary_of(&column_cells(manifest, claim.column_id)),
+                shard: claim.shard,
+            },
+        }
+    }
+}
+
+/// The certified column's cells and their verdicts, in manifest order.
+#[must_use]
+pub fn column_cells(manifest: &Manifest, column_id: &str) -> Vec<(CellKey, CellStatus)> {
+    let mut cells = Vec::new();
+    for row in &manifest.rows {
+        for cell in row.cells.iter().filter(|c| c.column_id == column_id) {
+            cells.push((row.key_of(cell), cell.status));
+        }
+    }
+    cells
+}
+
+/// Cells by status.
+#[must_use]
+pub fn summary_of(cells: &[(CellKey, CellStatus)]) -> BTreeMap<String, usize> {
+    let mut summary = BTreeMap::new();
+    for (_, status) in cells {
+        *summary.entry(status.as_str().to_string()).or_default() += 1;
+    }
+    summary
 }

@@ -15,6 +15,7 @@ use sharedos_conformance_metadata::failure::{Failure, Place};
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::loader::{load_suite, Suite};
 use sharedos_grading::output::manifest::Manifest;
+use sharedos_grading::plan::shard::Shard;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -53,6 +54,8 @@ pub struct Verification {
     pub regraded: usize,
     /// The signature.
     pub signature: SignatureCheck,
+    /// The part of the run a partial bundle holds (`None` for a whole one).
+    pub shard: Option<Shard>,
 }
 
 impl Verification {
@@ -135,20 +138,20 @@ fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) ->
         let certified = crate::claims::certified_column(&statement, manifest);
         crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
         regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
-        crate::regrade::check_complete(&certified, manifest, suite, lines, &mut failures);
+        crate::regrade::check_complete(&certified, statement.predicate.shard, manifest, suite, lines, &mut failures);
         crate::regrade::check_coverage(manifest, &mut failures);
         crate::claims::check_column(&statement, manifest, suite, lines, &mut failures);
     }
     if let (Some(other), Some(suite)) = (options.suite, &suite) {
         check_suite(other, suite, &mut failures);
     }
-    Ok(Verification { failures, regraded, signature })
+    Ok(Verification { failures, regraded, signature, shard: statement.predicate.shard })
 }
 
 /// Every listed file is there with its digest, listed once, and every
 /// file is listed. A name listed many times is reported once and its file
 /// read once, however long the list.
-fn check_subjects(bundle: &Path, statement: &Statement, failures: &mut Vec<Failure>) -> std::io::Result<()> {
+pub(crate) fn check_subjects(bundle: &Path, statement: &Statement, failures: &mut Vec<Failure>) -> std::io::Result<()> {
     let present = list_files(bundle)?;
     let mut listed: BTreeMap<&str, (usize, &Subject, usize)> = BTreeMap::new();
     for (index, subject) in statement.subject.iter().enumerate() {

@@ -21,7 +21,9 @@
 //!   │
 //! output     snapshot ──> golden compare; manifest ──> Markdown; atomic file writes
 //!   │
-//! plan       the cells a selection holds, and those decided without running
+//! plan       the cells a selection holds, those decided without running, and shards
+//!   │
+//! assemble   graded cells ──> the manifest (one path for a run and for `merge`)
 //! ```
 //!
 //! Each stage reads only the ones above it: `grade` reads records and
@@ -31,6 +33,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod assemble;
 pub mod column;
 pub mod grade;
 pub mod identity;

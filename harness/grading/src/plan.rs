@@ -8,6 +8,9 @@ use crate::input::case::{Case, Condition};
 use crate::input::loader::Suite;
 use crate::input::script::AttackScript;
 use crate::vocab::{CellKey, CellStatus};
+use shard::Shard;
+
+pub mod shard;
 
 /// Which cells to consider; an empty list selects everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,6 +21,8 @@ pub struct Selection {
     pub columns: Vec<String>,
     /// Family names.
     pub families: Vec<String>,
+    /// Only the rows of this part of the run (all rows when `None`).
+    pub shard: Option<Shard>,
 }
 
 impl Selection {
@@ -48,16 +53,22 @@ pub struct PlannedCell {
     pub declared: Option<Cell>,
 }
 
-/// Plans the selected cells in canonical order (case, condition, column order).
+/// Plans the selected cells in canonical order (case, condition, column
+/// order); with a shard, only its rows, numbered among the selected rows.
 #[must_use]
 pub fn plan(suite: &Suite, selection: &Selection) -> Vec<PlannedCell> {
     let columns = selection.columns(suite);
     let cases = || suite.cases.iter().filter(|c| selection.keeps_case(c));
     let mut planned = Vec::with_capacity(cases().map(|c| c.conditions.len()).sum::<usize>() * columns.len());
+    let mut row = 0;
     for case in cases() {
         let script = suite.scripts.get(&case.adversary);
         let declared_attempts = script.map_or(0, |s| u32::try_from(s.attempts.len()).unwrap_or(u32::MAX));
         for condition in &case.conditions {
+            row += 1;
+            if selection.shard.is_some_and(|shard| !shard.keeps_row(row - 1)) {
+                continue;
+            }
             for column in &columns {
                 let key =
                     CellKey { case: case.id.clone(), condition: condition.id.clone(), column: column.id.to_string() };

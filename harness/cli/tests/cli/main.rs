@@ -4,6 +4,7 @@
 mod baseline;
 mod certify_root;
 mod decode;
+mod engines;
 mod evidence;
 mod hostile;
 mod interrupt;

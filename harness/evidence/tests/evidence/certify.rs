@@ -66,6 +66,7 @@ fn certify_never_writes_over_a_bundle() {
         jobs: 1,
         sign_key: None,
         out: dir.path(),
+        shard: None,
     };
     let error = sharedos_conformance::certify::certify(request).unwrap_err();
     assert!(error.to_string().contains("already exists"), "{error}");
@@ -117,8 +118,15 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
     let mut suite = load_suite(&root).unwrap();
     suite.add_seat(parse_seat(&file, dir.path(), &seat.to_string()).unwrap()).unwrap();
     let out = dir.path().join("bundle");
-    let request =
-        CertifyRequest { suite: &suite, root: &root, column_id: "process:strays", jobs: 2, sign_key: None, out: &out };
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &root,
+        column_id: "process:strays",
+        jobs: 2,
+        sign_key: None,
+        out: &out,
+        shard: None,
+    };
     let certified = certify(request).unwrap();
     assert_eq!(certified.summary.get("fail"), Some(&1), "{:?}", certified.summary);
     let verification = verify_plain(&out);
@@ -220,8 +228,15 @@ fn a_seat_file_that_cannot_be_read_fails_before_the_matrix_runs() {
     let missing = dir.path().join("gone.json");
     suite.add_seat(parse_seat(&missing, dir.path(), &seat.to_string()).unwrap()).unwrap();
     let out = dir.path().join("bundle");
-    let request =
-        CertifyRequest { suite: &suite, root: &root, column_id: "process:gone", jobs: 2, sign_key: None, out: &out };
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &root,
+        column_id: "process:gone",
+        jobs: 2,
+        sign_key: None,
+        out: &out,
+        shard: None,
+    };
     let error = certify(request).unwrap_err();
     assert!(matches!(&error, CertifyError::Read { path, .. } if *path == missing), "{error}");
     assert!(!started.exists(), "the seat was started before the file was read");

@@ -6,6 +6,7 @@ use sharedos_evidence::bundle::{list_files, ENVELOPE_FILE, STATEMENT_FILE};
 use sharedos_evidence::statement::{Statement, Subject};
 use sharedos_evidence::verify::{verify, Verification, VerifyOptions};
 use sharedos_grading::input::loader::load_suite;
+use sharedos_grading::plan::shard::Shard;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -23,9 +24,20 @@ pub fn scratch() -> tempfile::TempDir {
 
 /// Certifies `column` into `out`.
 pub fn certify_into(out: &Path, column: &str, jobs: usize, key: Option<&ed25519_dalek::SigningKey>) {
+    certify_shard(out, column, jobs, key, None);
+}
+
+/// Certifies part of `column`'s rows (all of them for `None`) into `out`.
+pub fn certify_shard(
+    out: &Path,
+    column: &str,
+    jobs: usize,
+    key: Option<&ed25519_dalek::SigningKey>,
+    shard: Option<Shard>,
+) {
     let root = suite_root();
     let suite = load_suite(&root).unwrap();
-    let request = CertifyRequest { suite: &suite, root: &root, column_id: column, jobs, sign_key: key, out };
+    let request = CertifyRequest { suite: &suite, root: &root, column_id: column, jobs, sign_key: key, out, shard };
     let _ = certify(request).unwrap();
 }
 

@@ -131,8 +131,15 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
     std::fs::write(&file, &text).unwrap();
     let (suite, column) = suite_with_seat(&file, &text);
     let out = folder.path().join("bundle");
-    let request =
-        CertifyRequest { suite: &suite, root: &repository(), column_id: &column, jobs: 2, sign_key: None, out: &out };
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &repository(),
+        column_id: &column,
+        jobs: 2,
+        sign_key: None,
+        out: &out,
+        shard: None,
+    };
     let certified = certify(request).expect("a live seat certifies");
     let mut committed = BTreeMap::new();
     for status in committed_mcp_statuses().into_values() {
