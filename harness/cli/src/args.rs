@@ -109,6 +109,10 @@ pub struct CertifyArgs {
     /// partial bundle; `merge` joins the N parts into the whole bundle.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Run every cell of the certified column K times, if it is a seated
+    /// one, as for `run`; the bundle carries every run's evidence.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
 }
 
 /// Options of `merge`.
@@ -255,6 +259,12 @@ pub struct RunArgs {
     /// Also write a JUnit XML report here.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Run every cell of a seated column K times and report its pass rate
+    /// (passes of K, a 95 % interval, pass^k, pass@k); built-in columns
+    /// run once, as one run stands for any number. The committed reports
+    /// are left alone.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
     /// Known failures (TOML): listed cells that fail do not fail the run;
     /// listed cells that no longer fail do, as stale entries.
     #[arg(long, value_name = "FILE")]

@@ -116,7 +116,7 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
     let golden_dir = args.select.root.join("golden");
     let compare_with = (mode != RunMode::Bless).then_some(golden_dir.as_path());
     let selection = selection(&args.select);
-    let settings = RunSettings { jobs, golden: compare_with, keep_grading: false };
+    let settings = RunSettings { jobs, golden: compare_with, keep_grading: false, repeat: args.repeat };
     let report = match run_and_report(&suite, &selection, &planned, settings) {
         Ok(report) => report,
         Err(error) => {
@@ -130,7 +130,8 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
     // From here on only files are written: a signal waits for them.
     let _writing = interrupt.writing();
     // An extra seat is not the committed matrix: its reports are not written.
-    let full = selection == Selection::default() && args.select.seats.is_empty();
+    // Nor is a repeated run: its manifest carries every run's verdicts.
+    let full = selection == Selection::default() && args.select.seats.is_empty() && args.repeat == 1;
     let mut settled = settle(&args.select.root, &suite, &report, mode, full);
     if let Some(file) = &args.verdicts {
         let outcome = sharedos_evidence::verdicts::compare_or_write(

@@ -64,6 +64,7 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         sign_key: key.as_ref(),
         out: &args.out,
         shard: args.shard,
+        repeat: args.repeat,
     };
     let written = prepare(request).and_then(|prepared| {
         // Only the writing waits for a signal's clean-up: the run is

@@ -40,6 +40,8 @@ pub struct CertifyRequest<'a> {
     pub out: &'a Path,
     /// Only this part of the rows: a partial bundle, for `merge`.
     pub shard: Option<Shard>,
+    /// Runs of each cell of a column that does not run once (`--repeat`).
+    pub repeat: u32,
 }
 
 /// A written bundle.
@@ -136,7 +138,7 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     let suite = suite_files(&request, &column.id)?;
     let selection = Selection { columns: ids, shard: request.shard, ..Selection::default() };
     let planned = plan(request.suite, &selection);
-    let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true };
+    let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true, repeat: request.repeat };
     let report = run_and_report(request.suite, &selection, &planned, settings)?;
     let mut files = vec![
         BundleFile { name: MANIFEST_FILE.to_string(), bytes: report.manifest_json.clone().into_bytes() },
@@ -152,30 +154,36 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
         runtime: column_runtime(&report, &column.id),
         environment: Environment::current(),
         shard: request.shard,
+        repeat: (request.repeat > 1).then_some(request.repeat),
     };
     let files = seal(files, claim, request.sign_key).map_err(|e| CanonicalError(e.to_string()))?;
     Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells })
 }
 
 /// Every run cell's evidence, one canonical line each, in the manifest's
-/// order (rows as declared, columns in order): the order the prompt-set
-/// hashes are computed in.
+/// order (rows as declared, columns in order), a repeated cell's later
+/// runs after its first: the order the prompt-set hashes are computed in.
 fn evidence_lines(report: &Report) -> Result<String, CanonicalError> {
     let mut text = String::new();
     for run in &report.cells {
-        let Some(grading) = run.grading.clone() else {
-            return Err(CanonicalError(format!("cell {} kept no grading evidence", run.key.trial_name())));
-        };
-        let line = EvidenceLine {
-            case: run.key.case.clone(),
-            condition: run.key.condition.clone(),
-            column: run.key.column.clone(),
-            cell: run.cell.clone(),
-            record_hashes: run.evidence.turns.iter().map(|t| t.record_hash.clone()).collect(),
-            grading,
-        };
-        text.push_str(&canonical_string(&line)?);
-        text.push('\n');
+        let first = (&run.cell, &run.evidence, &run.grading);
+        let again = run.reruns.iter().map(|again| (&again.cell, &again.evidence, &again.grading));
+        for (cell, evidence, grading) in std::iter::once(first).chain(again) {
+            let Some(grading) = grading.clone() else {
+                return Err(CanonicalError(format!("cell {} kept no grading evidence", run.key.trial_name())));
+            };
+            let line = EvidenceLine {
+                case: run.key.case.clone(),
+                condition: run.key.condition.clone(),
+                column: run.key.column.clone(),
+                cell: cell.clone(),
+                record_hashes: evidence.turns.iter().map(|t| t.record_hash.clone()).collect(),
+                grading,
+                repeat: evidence.repeat,
+            };
+            text.push_str(&canonical_string(&line)?);
+            text.push('\n');
+        }
     }
     Ok(text)
 }

@@ -49,6 +49,10 @@ pub struct EvidenceLine {
     pub record_hashes: Vec<String>,
     /// What it was graded from.
     pub grading: GradingEvidence,
+    /// Which run of a repeated cell, from 2 (`--repeat`); the first run's
+    /// line has none, as every line of a run without repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
 }
 
 impl EvidenceLine {

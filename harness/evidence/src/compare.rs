@@ -3,3 +3,4 @@
 pub mod diff;
 pub mod read;
 pub mod render;
+pub mod significance;

@@ -17,10 +17,11 @@ use crate::seal::seal;
 use crate::statement::{column_cells, runtime_of, summary_of, Claim, Statement};
 use sharedos_conformance_metadata::failure::Failure;
 use sharedos_grading::assemble::{assemble, AssembleError, Assembly};
+use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::loader::{load_suite, Suite};
-use sharedos_grading::output::manifest::{evidence_of, manifest_json};
+use sharedos_grading::output::manifest::{evidence_of, manifest_json, CellEvidence};
 use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{plan, Selection};
 use sharedos_grading::vocab::{CellKey, CellStatus};
@@ -290,6 +291,7 @@ fn check_same(first: &Part, part: &Part) -> Result<(), MergeError> {
             ("the world-set hash", c.world_set_hash.clone()),
             ("the certified column", format!("{} ({})", c.column.id, c.column.label)),
             ("the shard count", p.shard.count.to_string()),
+            ("the runs per cell", c.repeat.unwrap_or(1).to_string()),
         ]
     };
     let differs = |what: String, expected: String, found: String| {
@@ -374,8 +376,15 @@ fn merged_files(
     columns: Vec<String>,
     key: Option<&SigningKey>,
 ) -> Result<Vec<BundleFile>, MergeError> {
-    let lines: BTreeMap<CellKey, &(EvidenceLine, String)> =
-        parts.iter().flat_map(|p| &p.lines).map(|entry| (entry.0.key(), entry)).collect();
+    // Each run cell's lines: its first run's, then a repeated cell's later
+    // runs in order.
+    let mut lines: BTreeMap<CellKey, Vec<&(EvidenceLine, String)>> = BTreeMap::new();
+    for entry in parts.iter().flat_map(|p| &p.lines) {
+        lines.entry(entry.0.key()).or_default().push(entry);
+    }
+    for runs in lines.values_mut() {
+        runs.sort_by_key(|(line, _)| line.repeat);
+    }
     let selection = Selection { columns, ..Selection::default() };
     let mut cells = Vec::new();
     let mut evidence = Vec::new();
@@ -391,17 +400,24 @@ fn merged_files(
             continue;
         }
         // Every run cell is some part's: `check_rows` saw to it.
-        let Some((line, text)) = lines.get(&planned.key) else { continue };
-        evidence.push(evidence_of(&planned.key, &line.grading.records)?);
+        let Some(runs) = lines.get(&planned.key) else { continue };
+        for (line, text) in runs {
+            evidence.push(CellEvidence { repeat: line.repeat, ..evidence_of(&planned.key, &line.grading.records)? });
+            evidence_text.push_str(text);
+            evidence_text.push('\n');
+        }
+        let Some((line, _)) = runs.first() else { continue };
         if let Some(record) = line.grading.records.first() {
             world_hashes.insert((line.case.as_str(), line.condition.as_str()), record.experiment.world_hash.as_str());
             if runtime.is_none() && line.column == certified.id {
                 runtime = Some(record);
             }
         }
-        evidence_text.push_str(text);
-        evidence_text.push('\n');
-        cells.push((planned.key, line.cell.clone()));
+        let mut cell = line.cell.clone();
+        if runs.len() > 1 {
+            cell.repeats = Some(Repeats::of(runs.iter().map(|(line, _)| line.cell.status).collect()));
+        }
+        cells.push((planned.key, cell));
     }
     let case_set_hash = case_set_hash(suite)?;
     let manifest = assemble(Assembly { suite, selection: &selection, case_set_hash, cells, evidence, world_hashes })?;
@@ -419,6 +435,7 @@ fn merged_files(
         // graded, and a merge runs nothing of its own.
         environment: first.statement.predicate.environment.clone(),
         shard: None,
+        repeat: first.statement.predicate.repeat,
     };
     Ok(seal(files, claim, key).map_err(|e| CanonicalError(e.to_string()))?)
 }

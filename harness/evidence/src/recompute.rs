@@ -124,6 +124,7 @@ fn line_evidence(lines: &[EvidenceLine], failures: &mut Vec<Failure>) -> Vec<Cel
     let mut evidence = Vec::with_capacity(lines.len());
     for (index, line) in lines.iter().enumerate() {
         let Ok(cell) = evidence_of(&line.key(), &line.grading.records) else { continue };
+        let cell = CellEvidence { repeat: line.repeat, ..cell };
         let recomputed: Vec<&str> = cell.turns.iter().map(|t| t.record_hash.as_str()).collect();
         let stated: Vec<&str> = line.record_hashes.iter().map(String::as_str).collect();
         if recomputed != stated {

@@ -9,12 +9,13 @@ use sharedos_conformance_metadata::failure::{Failure, Place};
 use sharedos_grading::column::columns;
 use sharedos_grading::grade::evidence::{grade_cell, GradingRules};
 use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
 use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{locate, plan, Selection};
-use sharedos_grading::vocab::CellKey;
+use sharedos_grading::vocab::{CellKey, CellStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where each cell of the manifest is.
@@ -63,8 +64,11 @@ pub fn check_verdicts(
         if let Some(failure) = differ(&again.cell, &line.cell, place("/cell"), &key) {
             failures.push(failure);
         }
-        if let Some((pointer, cell)) = stated.get(&key) {
-            if let Some(failure) = differ(&again.cell, cell, Place::at(MANIFEST_FILE, pointer.clone()), &key) {
+        // The manifest shows a repeated cell's first run, with every run's
+        // verdict beside it (checked by `check_repeats`).
+        if let Some((pointer, cell)) = stated.get(&key).filter(|_| line.repeat.is_none()) {
+            let shown = Cell { repeats: None, ..(*cell).clone() };
+            if let Some(failure) = differ(&again.cell, &shown, Place::at(MANIFEST_FILE, pointer.clone()), &key) {
                 failures.push(failure);
             }
         }
@@ -92,6 +96,47 @@ fn differ(graded: &Cell, stated: &Cell, mut place: Place, key: &CellKey) -> Opti
         expected: shown(graded.get(field)),
         found: shown(stated.get(field)),
     })
+}
+
+/// Each repeated cell's runs are numbered 1 to K, once each, and the
+/// manifest's repeats are the ones its runs' verdicts give; a cell that
+/// ran once states none.
+pub fn check_repeats(manifest: &Manifest, lines: &[EvidenceLine], failures: &mut Vec<Failure>) {
+    let mut runs: BTreeMap<CellKey, Vec<(u32, CellStatus)>> = BTreeMap::new();
+    for line in lines {
+        runs.entry(line.key()).or_default().push((line.repeat.unwrap_or(1), line.cell.status));
+    }
+    let stated = manifest_cells(manifest);
+    for (key, mut numbered) in runs {
+        numbered.sort_by_key(|(number, _)| *number);
+        let Some((pointer, cell)) = stated.get(&key) else { continue };
+        let place = Place::at(MANIFEST_FILE, format!("{pointer}/repeats"));
+        let numbers: Vec<u32> = numbered.iter().map(|(number, _)| *number).collect();
+        if !numbers.iter().copied().eq(1..=u32::try_from(numbers.len()).unwrap_or(u32::MAX)) {
+            failures.push(Failure::Summary {
+                place: Place::file(EVIDENCE_FILE),
+                what: format!("the runs of {}", key.trial_name()),
+                expected: "runs numbered from 1, once each".to_string(),
+                found: format!("runs {numbers:?}"),
+            });
+            continue;
+        }
+        let expected = (numbered.len() > 1).then(|| Repeats::of(numbered.iter().map(|(_, s)| *s).collect()));
+        if cell.repeats != expected {
+            let shown = |r: Option<&Repeats>| {
+                r.map_or_else(|| "one run".to_string(), |r| format!("{} of {} passed", r.passes, r.runs))
+            };
+            let (expected, found) = (shown(expected.as_ref()), shown(cell.repeats.as_ref()));
+            // Equal counts that still differ differ in a status or a bound.
+            let found = if expected == found { format!("{found}, with other statuses or bounds") } else { found };
+            failures.push(Failure::Summary {
+                place,
+                what: format!("the repeats of {}", key.trial_name()),
+                expected,
+                found,
+            });
+        }
+    }
 }
 
 /// Every cell of the suite for the Adversary and the `certified` column

@@ -90,6 +90,10 @@ pub struct Certification {
     /// only: a partial bundle, for `merge` to join with the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// How many times each cell of the certified column ran, when more
+    /// than once (`--repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
 }
 
 /// A name and a version.
@@ -151,6 +155,8 @@ pub struct Claim<'a> {
     pub environment: Environment,
     /// The part of the run the bundle holds, if only one.
     pub shard: Option<Shard>,
+    /// Runs per cell of the certified column, when more than one.
+    pub repeat: Option<u32>,
 }
 
 impl Statement {
@@ -184,6 +190,7 @@ impl Statement {
                 environment: claim.environment,
                 summary: summary_of(&column_cells(manifest, claim.column_id)),
                 shard: claim.shard,
+                repeat: claim.repeat,
             },
         }
     }

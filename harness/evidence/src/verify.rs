@@ -139,6 +139,7 @@ fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) ->
         crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
         regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
         crate::regrade::check_complete(&certified, statement.predicate.shard, manifest, suite, lines, &mut failures);
+        crate::regrade::check_repeats(manifest, lines, &mut failures);
         crate::regrade::check_coverage(manifest, &mut failures);
         crate::claims::check_column(&statement, manifest, suite, lines, &mut failures);
     }

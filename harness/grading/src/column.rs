@@ -99,6 +99,18 @@ impl ColumnKind {
         }
     }
 
+    /// Whether one run stands for any number (`--repeat`): a built-in
+    /// column runs in this process on the simulated clock, so a second
+    /// run repeats the first byte for byte. A seated runtime is another
+    /// program, and runs as many times as asked.
+    #[must_use]
+    pub fn runs_once(self) -> bool {
+        matches!(
+            self,
+            ColumnKind::Adversary | ColumnKind::ModelScripted | ColumnKind::VendorScripted(_) | ColumnKind::McpScripted
+        )
+    }
+
     /// Whether a driver sits between the script and the host.
     #[must_use]
     pub fn is_driven(self) -> bool {

@@ -7,3 +7,4 @@ pub mod evidence;
 pub mod judge;
 pub mod messaging;
 pub mod receipt;
+pub mod repeats;

@@ -63,6 +63,20 @@ pub struct CellRun {
     /// Why the seat's runtime could not start, when it could not for this
     /// cell's first turn: a run says it once for the column.
     pub start_breach: Option<Breach>,
+    /// The later runs of a repeated cell (`--repeat`), in run order; the
+    /// fields above are the first run's.
+    pub reruns: Vec<Rerun>,
+}
+
+/// A later run of a repeated cell: its verdict and its evidence.
+#[derive(Debug, Clone)]
+pub struct Rerun {
+    /// The graded cell.
+    pub cell: Cell,
+    /// Its record hashes, marked with the run's number.
+    pub evidence: CellEvidence,
+    /// What it was graded from, when the run was asked to keep it.
+    pub grading: Option<GradingEvidence>,
 }
 
 /// A cell that could not be run (a harness bug, never a verdict).
@@ -245,7 +259,17 @@ async fn run_cell_async(row: &Row<'_>, column_id: &str, clock: Clock) -> Result<
     let world_hash = records_of.identity.world.hash.clone();
     let grading = row.keep_grading.then_some(evidence);
     let start_breach = turns.first().and_then(|t| t.breach.clone()).filter(|b| b.phase == BreachPhase::Start);
-    Ok(CellRun { key, cell, evidence: hashes, snapshot, golden: None, world_hash, grading, start_breach })
+    Ok(CellRun {
+        key,
+        cell,
+        evidence: hashes,
+        snapshot,
+        golden: None,
+        world_hash,
+        grading,
+        start_breach,
+        reruns: Vec::new(),
+    })
 }
 
 /// One record per turn, each assembled from the cell's whole audit trail.

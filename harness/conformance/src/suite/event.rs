@@ -56,6 +56,24 @@ pub struct Totals {
     pub stale: usize,
     /// Drift entries.
     pub drift: usize,
+    /// Per column whose cells ran more than once (`--repeat`): their
+    /// pass^k, pass@k and flaky counts.
+    pub repeated: BTreeMap<String, RepeatTotals>,
+}
+
+/// A repeated column's cells, counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepeatTotals {
+    /// Repeated cells.
+    pub cells: usize,
+    /// Runs per cell (the most any cell had).
+    pub runs: u32,
+    /// Cells every run of which passed (pass^k).
+    pub pass_all: usize,
+    /// Cells some run of which passed (pass@k).
+    pub pass_any: usize,
+    /// Cells some runs of which passed and some did not.
+    pub flaky: usize,
 }
 
 /// Every event of one run, in order.
@@ -84,6 +102,7 @@ pub fn run_events<'a>(
         known_failures: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::KnownFailure { .. })).count(),
         stale: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::Stale { .. })).count(),
         drift: drift.len(),
+        repeated: repeated(&cells),
     };
     let mut events = Vec::with_capacity(cells.len() + drift.len() + 2);
     events.push(RunEvent::Started { selected: cells.len() });
@@ -91,6 +110,19 @@ pub fn run_events<'a>(
     events.extend(drift.iter().map(|entry| RunEvent::Drift(entry.as_str())));
     events.push(RunEvent::Finished(totals));
     events
+}
+
+fn repeated(cells: &[CellEvent<'_>]) -> BTreeMap<String, RepeatTotals> {
+    let mut totals: BTreeMap<String, RepeatTotals> = BTreeMap::new();
+    for (event, repeats) in cells.iter().filter_map(|e| e.cell.repeats.as_ref().map(|r| (e, r))) {
+        let column = totals.entry(event.cell.column_id.clone()).or_default();
+        column.cells += 1;
+        column.runs = column.runs.max(repeats.runs);
+        column.pass_all += usize::from(repeats.pass_all);
+        column.pass_any += usize::from(repeats.pass_any);
+        column.flaky += usize::from(repeats.is_flaky());
+    }
+    totals
 }
 
 fn summary(cells: &[CellEvent<'_>]) -> Summary {

@@ -1,11 +1,13 @@
 //! The whole matrix: plan the selected cells, run them on a worker pool, and
 //! put the results in canonical order before anything is written.
 
-use super::cell::{run_cell, CellError, CellRun, Row};
+use super::cell::{run_cell, CellError, CellRun, Rerun, Row};
 use crate::run::cache::RunCache;
 use crate::run::process_seats::WorkerSeats;
+use sharedos_grading::column::column;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::golden::compare;
+use sharedos_grading::output::manifest::CellEvidence;
 use sharedos_grading::plan::{locate, NotInSuite, PlannedCell};
 use std::path::Path;
 use std::rc::Rc;
@@ -38,6 +40,9 @@ pub struct RunSettings<'a> {
     /// Whether each run cell keeps what it was graded from (certification
     /// needs it; a plain run would only hold it in memory).
     pub keep_grading: bool,
+    /// How many times each cell of a column that does not run once runs
+    /// (`--repeat`; 0 and 1 both mean once).
+    pub repeat: u32,
 }
 
 /// Runs every planned cell that needs running on `settings.jobs` worker
@@ -89,11 +94,16 @@ fn run_row(
             let row_of = Row::new(case, condition, Rc::new(script.clone()), cache, seats);
             row = Some(row_of.keeping_grading(settings.keep_grading));
         }
-        let mut run = match &row {
-            Some(row) => row.run_cell(&planned.key.column)?,
-            None => return Err(NotInSuite { cell: planned.key.trial_name() }.into()),
-        };
+        let Some(row) = &row else { return Err(NotInSuite { cell: planned.key.trial_name() }.into()) };
+        let mut run = row.run_cell(&planned.key.column)?;
         run.golden = settings.golden.map(|dir| compare(dir, &run.key, &run.snapshot));
+        let repeated = column(&suite.seats, &planned.key.column).is_some_and(|c| !c.kind.runs_once());
+        let runs = if repeated { settings.repeat } else { 1 };
+        for number in 2..=runs {
+            let again = row.run_cell(&planned.key.column)?;
+            let evidence = CellEvidence { repeat: Some(number), ..again.evidence };
+            run.reruns.push(Rerun { cell: again.cell, evidence, grading: again.grading });
+        }
         Ok(run)
     };
     cells.iter().map(|p| (p.clone(), p.declared.is_none().then(|| run(p)))).collect()

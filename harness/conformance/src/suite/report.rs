@@ -3,6 +3,8 @@
 use crate::suite::cell::{CellError, CellRun};
 use crate::suite::matrix::{run_all, PlannedResult, RunSettings};
 use sharedos_grading::assemble::{assemble, AssembleError, Assembly};
+use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{manifest_json, Manifest};
@@ -81,7 +83,7 @@ fn report_with(
         match result {
             None => cells.extend(planned.declared.map(|cell| (planned.key, cell))),
             Some(Ok(run)) => {
-                cells.push((planned.key, run.cell.clone()));
+                cells.push((planned.key, with_repeats(&run)));
                 runs.push(run);
             }
             Some(Err(source)) => return Err(ReportError::Cell { cell: planned.key.trial_name(), source }),
@@ -92,12 +94,27 @@ fn report_with(
         selection,
         case_set_hash,
         cells,
-        evidence: runs.iter().map(|r| r.evidence.clone()).collect(),
+        evidence: runs
+            .iter()
+            .flat_map(|r| std::iter::once(&r.evidence).chain(r.reruns.iter().map(|again| &again.evidence)))
+            .cloned()
+            .collect(),
         world_hashes: hashed(&runs),
     })?;
     // The two renderings are independent; they run side by side on the pool.
     let (manifest_json, markdown) = rayon::join(|| manifest_json(&manifest), || render_markdown(&manifest));
     Ok(Report { cells: runs, manifest, manifest_json: manifest_json?, markdown })
+}
+
+/// The manifest's cell of a run: the first run's, with every run's
+/// verdict when it was repeated.
+fn with_repeats(run: &CellRun) -> Cell {
+    let mut cell = run.cell.clone();
+    if !run.reruns.is_empty() {
+        let statuses = std::iter::once(&run.cell).chain(run.reruns.iter().map(|again| &again.cell));
+        cell.repeats = Some(Repeats::of(statuses.map(|c| c.status).collect()));
+    }
+    cell
 }
 
 /// The world hashes the run cells computed, by (case, condition).

@@ -27,6 +27,7 @@ fn cell(column: &str, status: CellStatus) -> Cell {
         record_gaps: Vec::new(),
         turns: 1,
         detail: None,
+        repeats: None,
     }
 }
 

@@ -39,6 +39,7 @@ fn run(column: &str, status: CellStatus, issued: (u32, u32), refused: &[Source],
         record_gaps: Vec::new(),
         turns: 1,
         detail: None,
+        repeats: None,
     }
 }
 
@@ -163,6 +164,7 @@ fn evidence(case: &str, condition: &str, column: &str, hashes: &[(&str, Option<&
                 prompt_hash: prompt.map(str::to_string),
             })
             .collect(),
+        repeat: None,
     }
 }
 

@@ -2,7 +2,8 @@
 //! compared at all, in words, then every changed cell, grouped, then a
 //! summary per column and family.
 
-use crate::compare::read::{CellAt, ReadCell, ReadManifest, Shape, Text};
+use crate::compare::read::{CellAt, ReadCell, ReadManifest, RunCount, Shape, Text};
+use crate::compare::significance::{fisher_two_sided, SIGNIFICANCE};
 use serde::Serialize;
 use sharedos_grading::vocab::CellStatus;
 use std::cmp::Ordering;
@@ -73,11 +74,30 @@ pub enum Change {
     /// Another move: a status between non-failing ones, or the same status
     /// with other refusing layers, reason codes or causes.
     Other,
+    /// A repeated cell that passed some runs and failed others, in A or in
+    /// B, or whose pass rate moved, without a significant difference
+    /// (Fisher's exact test, p >= 0.05): noise, listed apart, never a
+    /// regression.
+    Flaky,
 }
 
 impl Change {
     /// Every kind, in report order.
-    pub const ALL: [Change; 5] = [Change::Regression, Change::Fix, Change::Added, Change::Removed, Change::Other];
+    pub const ALL: [Change; 6] =
+        [Change::Regression, Change::Fix, Change::Added, Change::Removed, Change::Other, Change::Flaky];
+
+    /// Its name in a summary's counts, lower case.
+    #[must_use]
+    pub fn counted_as(self) -> &'static str {
+        match self {
+            Change::Regression => "regressions",
+            Change::Fix => "fixes",
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Other => "other",
+            Change::Flaky => "flaky",
+        }
+    }
 
     /// The group's heading.
     #[must_use]
@@ -88,12 +108,13 @@ impl Change {
             Change::Added => "Added",
             Change::Removed => "Removed",
             Change::Other => "Other moves",
+            Change::Flaky => "Flaky, not significant",
         }
     }
 }
 
 /// One changed cell.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CellChange {
     /// How it moved.
@@ -110,6 +131,10 @@ pub struct CellChange {
     pub before: Option<CellView>,
     /// B's cell.
     pub after: Option<CellView>,
+    /// For a cell repeated in both: the two-sided p-value of Fisher's exact
+    /// test on the two pass rates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
 }
 
 /// The compared parts of a cell, as written out.
@@ -124,6 +149,9 @@ pub struct CellView {
     pub reason_codes: Vec<String>,
     /// Causes, when the manifest has them.
     pub causes: Option<Vec<String>>,
+    /// Passes out of runs, for a repeated cell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<RunCount>,
 }
 
 fn owned(texts: &[Text]) -> Vec<String> {
@@ -137,12 +165,13 @@ impl From<&ReadCell> for CellView {
             refused_by: owned(&cell.refused_by),
             reason_codes: owned(&cell.reason_codes),
             causes: cell.causes.as_deref().map(owned),
+            runs: cell.runs,
         }
     }
 }
 
 /// Two manifests compared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[must_use]
 pub struct Diff {
@@ -290,12 +319,27 @@ fn meaning_of(moved: &Moved) -> String {
     }
 }
 
+/// How a cell repeated in both runs moved: significantly (a regression or
+/// a fix, by the pass rate's direction), as noise, or not at all by its
+/// pass rate (`None`: then its fields decide).
+fn repeated_change(a: RunCount, b: RunCount) -> Option<Change> {
+    let p = fisher_two_sided(a.passes, a.runs, b.passes, b.runs);
+    let (rate_a, rate_b) = (u64::from(a.passes) * u64::from(b.runs), u64::from(b.passes) * u64::from(a.runs));
+    if p < SIGNIFICANCE {
+        return Some(if rate_b < rate_a { Change::Regression } else { Change::Fix });
+    }
+    (a.is_flaky() || b.is_flaky() || rate_a != rate_b).then_some(Change::Flaky)
+}
+
 fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>) -> Option<Change> {
     match (before, after) {
         (None, None) => None,
         (None, Some(_)) => Some(Change::Added),
         (Some(_), None) => Some(Change::Removed),
         (Some(a), Some(b)) => {
+            if let Some(change) = a.runs.zip(b.runs).and_then(|(x, y)| repeated_change(x, y)) {
+                return Some(change);
+            }
             let causes_differ = matches!((&a.causes, &b.causes), (Some(x), Some(y)) if x != y);
             let same = a.status == b.status
                 && a.refused_by == b.refused_by
@@ -367,5 +411,9 @@ fn cell_change(
         family,
         before: before.map(CellView::from),
         after: after.map(CellView::from),
+        p_value: before
+            .and_then(|a| a.runs)
+            .zip(after.and_then(|b| b.runs))
+            .map(|(a, b)| fisher_two_sided(a.passes, a.runs, b.passes, b.runs)),
     }
 }

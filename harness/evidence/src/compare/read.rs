@@ -10,6 +10,7 @@ use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::input::case::Family;
 use sharedos_grading::vocab::CellStatus;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -73,6 +74,26 @@ pub struct ReadCell {
     pub reason_codes: Vec<Text>,
     /// Causes (`None` in manifests from before they existed).
     pub causes: Option<Vec<Text>>,
+    /// Passes out of runs, for a repeated cell (`--repeat`).
+    pub runs: Option<RunCount>,
+}
+
+/// How many of a repeated cell's runs passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCount {
+    /// Runs that passed (never more than `runs`).
+    pub passes: u32,
+    /// Runs.
+    pub runs: u32,
+}
+
+impl RunCount {
+    /// Some runs passed and some did not.
+    #[must_use]
+    pub fn is_flaky(self) -> bool {
+        self.passes > 0 && self.passes < self.runs
+    }
 }
 
 /// The hash scheme SharedOS's manifests use.
@@ -152,6 +173,7 @@ struct RawCell {
     record_gaps: Vec<Unkept>,
     turns: Option<u32>,
     detail: Option<Unkept>,
+    repeats: Option<Repeats>,
 }
 
 /// A string `diff` does not compare: its type is checked as a `String`'s
@@ -332,6 +354,7 @@ impl Rows {
                 refused_by: self.interner.all(&cell.refused_by),
                 reason_codes: self.interner.all(&cell.reason_codes),
                 causes: cell.causes.as_deref().map(|causes| self.interner.all(causes)),
+                runs: cell.repeats.map(|r| RunCount { passes: r.passes.min(r.runs), runs: r.runs }),
             };
             if self.cells.insert((Arc::clone(&case), Arc::clone(&condition), column), read).is_some() {
                 self.twice.get_or_insert((r, c));

@@ -50,7 +50,17 @@ fn cell_text(view: Option<&CellView>) -> String {
     if let Some(causes) = view.causes.as_ref().filter(|c| !c.is_empty()) {
         let _ = write!(text, " cause {}", causes.join(", "));
     }
+    if let Some(runs) = view.runs {
+        let _ = write!(text, " ({} of {} runs passed)", runs.passes, runs.runs);
+    }
     text
+}
+
+/// The move of a cell, from A to B, with Fisher's p for repeated cells.
+fn move_text(cell: &CellChange) -> (String, String, String) {
+    let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
+    let p = cell.p_value.map(|p| format!(", p = {p:.4}")).unwrap_or_default();
+    (a, b, p)
 }
 
 fn name(cell: &CellChange) -> String {
@@ -64,8 +74,20 @@ fn groups(diff: &Diff) -> impl Iterator<Item = (Change, Vec<&CellChange>)> {
     })
 }
 
-fn counts(counts: &BTreeMap<Change, usize>) -> String {
-    Change::ALL.iter().map(|c| counts.get(c).copied().unwrap_or(0).to_string()).collect::<Vec<_>>().join(" | ")
+/// The kinds the summary counts: flaky cells only when there are any
+/// (only repeated runs have them).
+fn counted(diff: &Diff) -> Vec<Change> {
+    let flaky = diff.cells.iter().any(|c| c.change == Change::Flaky);
+    Change::ALL.into_iter().filter(|c| *c != Change::Flaky || flaky).collect()
+}
+
+fn counts(kinds: &[Change], counts: &BTreeMap<Change, usize>) -> String {
+    kinds.iter().map(|c| counts.get(c).copied().unwrap_or(0).to_string()).collect::<Vec<_>>().join(" | ")
+}
+
+/// The summary's column names, lower case.
+fn count_names(kinds: &[Change]) -> Vec<&'static str> {
+    kinds.iter().map(|c| c.counted_as()).collect()
 }
 
 /// Plain text.
@@ -80,18 +102,19 @@ pub fn human(diff: &Diff) -> String {
         out.push('\n');
         line(&mut out, &format!("{} ({})", change.heading(), cells.len()));
         for cell in cells {
-            let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
-            line(&mut out, &format!("  {}: {a} -> {b}", name(cell)));
+            let (a, b, p) = move_text(cell);
+            line(&mut out, &format!("  {}: {a} -> {b}{p}", name(cell)));
         }
     }
     if !diff.cells.is_empty() {
+        let kinds = counted(diff);
         out.push('\n');
-        line(&mut out, "Summary (regressions, fixes, added, removed, other)");
+        line(&mut out, &format!("Summary ({})", count_names(&kinds).join(", ")));
         for (column, by) in &diff.by_column {
-            line(&mut out, &format!("  column {column}: {}", counts(by).replace(" | ", ", ")));
+            line(&mut out, &format!("  column {column}: {}", counts(&kinds, by).replace(" | ", ", ")));
         }
         for (family, by) in &diff.by_family {
-            line(&mut out, &format!("  family {family}: {}", counts(by).replace(" | ", ", ")));
+            line(&mut out, &format!("  family {family}: {}", counts(&kinds, by).replace(" | ", ", ")));
         }
     }
     out
@@ -117,18 +140,27 @@ pub fn markdown(diff: &Diff) -> String {
             cells.len()
         );
         for cell in cells {
-            let (a, b) = (cell_text(cell.before.as_ref()), cell_text(cell.after.as_ref()));
+            let (a, b, p) = move_text(cell);
+            let b = format!("{b}{p}");
             line(&mut out, &format!("| `{}` | {} | {} |", table_cell(&name(cell)), table_cell(&a), table_cell(&b)));
         }
     }
     if !diff.cells.is_empty() {
-        let _ = writeln!(out, "\n#### Summary\n\n| | Regressions | Fixes | Added | Removed | Other |\n| --- | --- | --- | --- | --- | --- |");
+        let kinds = counted(diff);
+        let names: Vec<String> = count_names(&kinds).iter().map(|n| capitalised(n)).collect();
+        let rule = vec!["---"; kinds.len() + 1].join(" | ");
+        let _ = writeln!(out, "\n#### Summary\n\n| | {} |\n| {rule} |", names.join(" | "));
         for (column, by) in &diff.by_column {
-            line(&mut out, &format!("| column `{}` | {} |", table_cell(column), counts(by)));
+            line(&mut out, &format!("| column `{}` | {} |", table_cell(column), counts(&kinds, by)));
         }
         for (family, by) in &diff.by_family {
-            line(&mut out, &format!("| family {} | {} |", table_cell(family), counts(by)));
+            line(&mut out, &format!("| family {} | {} |", table_cell(family), counts(&kinds, by)));
         }
     }
     out
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -10,8 +10,8 @@ use crate::page::moved::Moves;
 use crate::page::records::{RecordSource, TurnSummary};
 use crate::page::Page;
 use serde::Serialize;
-use serde_json::Value;
 use sharedos_grading::grade::judge::cell::Cell;
+use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::input::case::TurnExpectation;
 use sharedos_grading::input::script::MoveKind;
 use sharedos_grading::output::manifest::ManifestRow;
@@ -85,11 +85,10 @@ struct CellData<'a> {
     golden: GoldenView,
     #[serde(skip_serializing_if = "Option::is_none")]
     moved: Option<&'a CellChange>,
-    /// Repeat data: filled by the coming `--repeat` (each repetition's
-    /// verdict of the cell); the script shows a "Repeats" section only
-    /// when this key is present. Never present yet.
+    /// Every run's verdict, when the cell ran more than once (`--repeat`);
+    /// the script shows a "Repeats" section only when this key is present.
     #[serde(skip_serializing_if = "Option::is_none")]
-    repeats: Option<Value>,
+    repeats: Option<&'a Repeats>,
 }
 
 fn row_data<'a>(row: &'a ManifestRow, family: &str) -> RowData<'a> {
@@ -129,7 +128,7 @@ fn cell_data<'a>(page: &Page<'a>, row: &'a ManifestRow, cell: &'a Cell, moves: &
         records,
         golden: view(page.golden, &key, cell),
         moved: moves.get(&key.trial_name()),
-        repeats: None,
+        repeats: cell.repeats.as_ref(),
     }
 }
 

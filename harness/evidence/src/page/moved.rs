@@ -45,6 +45,7 @@ pub fn change_name(change: Change) -> &'static str {
         Change::Added => "added",
         Change::Removed => "removed",
         Change::Other => "other move",
+        Change::Flaky => "flaky",
     }
 }
 

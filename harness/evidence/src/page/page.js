@@ -189,12 +189,15 @@
     }
   }
 
-  // Filled by the coming `--repeat`: each repetition's verdict of the cell.
+  // A cell run more than once (`--repeat`): its pass rate and every run.
   function showRepeats(cell) {
     if (!own(cell, "repeats")) { return; }
+    var r = cell.repeats;
     var s = section("Repeats");
-    var repeats = Array.isArray(cell.repeats) ? cell.repeats : [cell.repeats];
-    miniTable(s, ["#", "Repeat"], repeats.map(function (r, i) { return [i + 1, { json: JSON.stringify(r) }]; }));
+    s.appendChild(el("p", null, r.passes + " of " + r.runs + " runs passed; 95 % interval " +
+      r.interval[0] + " to " + r.interval[1] + "; pass^" + r.runs + " " + (r.passAll ? "yes" : "no") +
+      ", pass@" + r.runs + " " + (r.passAny ? "yes" : "no")));
+    miniTable(s, ["Run", "Status"], r.statuses.map(function (status, i) { return [i + 1, status]; }));
   }
 
   function open(key) {

@@ -67,6 +67,7 @@ fn certify_never_writes_over_a_bundle() {
         sign_key: None,
         out: dir.path(),
         shard: None,
+        repeat: 1,
     };
     let error = sharedos_conformance::certify::certify(request).unwrap_err();
     assert!(error.to_string().contains("already exists"), "{error}");
@@ -126,6 +127,7 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
         sign_key: None,
         out: &out,
         shard: None,
+        repeat: 1,
     };
     let certified = certify(request).unwrap();
     assert_eq!(certified.summary.get("fail"), Some(&1), "{:?}", certified.summary);
@@ -236,6 +238,7 @@ fn a_seat_file_that_cannot_be_read_fails_before_the_matrix_runs() {
         sign_key: None,
         out: &out,
         shard: None,
+        repeat: 1,
     };
     let error = certify(request).unwrap_err();
     assert!(matches!(&error, CertifyError::Read { path, .. } if *path == missing), "{error}");

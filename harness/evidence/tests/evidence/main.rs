@@ -8,6 +8,7 @@ mod fuzz_readers;
 mod merge;
 mod messaging_regrade;
 mod page;
+mod repeats;
 mod schemas;
 mod signature;
 mod statement_fields;

@@ -48,3 +48,23 @@ fn a_baseline_validates_and_one_without_a_reason_does_not() {
     let broken: Value = toml::from_str(&text.replace("reason = \"d\"\n", "")).unwrap();
     assert!(!schema.is_valid(&broken));
 }
+
+#[test]
+fn a_repeated_sharded_bundles_manifest_and_statement_validate() {
+    let dir = crate::support::scratch();
+    let part = dir.path().join("part");
+    let shard = sharedos_grading::plan::shard::Shard { index: 1, count: 4 };
+    crate::support::certify_runs(&part, "process:python-reference", Some(shard), 2);
+    let manifest = json(&part.join("manifest.json"));
+    assert!(manifest["rows"][0]["cells"][1]["repeats"].is_object(), "a repeated cell");
+    let errors: Vec<String> = validator("manifest.schema.json").iter_errors(&manifest).map(|e| e.to_string()).collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let statement = json(&part.join("statement.json"));
+    assert_eq!(
+        (statement["predicate"]["repeat"].clone(), statement["predicate"]["shard"]["count"].clone()),
+        (2.into(), 4.into())
+    );
+    let errors: Vec<String> =
+        validator("statement.schema.json").iter_errors(&statement).map(|e| e.to_string()).collect();
+    assert_eq!(errors, Vec::<String>::new());
+}

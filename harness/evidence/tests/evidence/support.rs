@@ -37,7 +37,18 @@ pub fn certify_shard(
 ) {
     let root = suite_root();
     let suite = load_suite(&root).unwrap();
-    let request = CertifyRequest { suite: &suite, root: &root, column_id: column, jobs, sign_key: key, out, shard };
+    let request =
+        CertifyRequest { suite: &suite, root: &root, column_id: column, jobs, sign_key: key, out, shard, repeat: 1 };
+    let _ = certify(request).unwrap();
+}
+
+/// Certifies part of `column`'s rows, each cell of a seated column run
+/// `repeat` times.
+pub fn certify_runs(out: &Path, column: &str, shard: Option<Shard>, repeat: u32) {
+    let root = suite_root();
+    let suite = load_suite(&root).unwrap();
+    let request =
+        CertifyRequest { suite: &suite, root: &root, column_id: column, jobs: 2, sign_key: None, out, shard, repeat };
     let _ = certify(request).unwrap();
 }
 

@@ -101,6 +101,10 @@ pub struct EvidenceLeaf<'a> {
     pub column: &'a str,
     /// Its turns' record hashes, in turn order.
     pub records: Vec<&'a str>,
+    /// Which run of a repeated cell, from 2 (`--repeat`); the first run's
+    /// leaf has none, as every leaf of a run without repeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
 }
 
 /// The evidence root: one hash over every run cell's record hashes, with
@@ -109,7 +113,7 @@ pub struct EvidenceLeaf<'a> {
 /// # Errors
 /// When hashing fails (it cannot for these values).
 pub fn hash_evidence_root(mut leaves: Vec<EvidenceLeaf<'_>>) -> Result<String, CanonicalError> {
-    leaves.sort_by(|a, b| (a.case, a.condition, a.column).cmp(&(b.case, b.condition, b.column)));
+    leaves.sort_by(|a, b| (a.case, a.condition, a.column, a.repeat).cmp(&(b.case, b.condition, b.column, b.repeat)));
     tagged_hash(tags::EVIDENCE_ROOT, &leaves)
 }
 

@@ -151,6 +151,8 @@ pub struct CellEvidence {
     pub column_id: String,
     /// Turns in order.
     pub turns: Vec<TurnEvidence>,
+    /// Which run of a repeated cell, from 2; `None` for the first run.
+    pub repeat: Option<u32>,
 }
 
 /// One code of the vocabulary: where it was seen, or why it cannot be.
@@ -245,19 +247,21 @@ pub fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvi
         condition_id: key.condition.clone(),
         column_id: key.column.clone(),
         turns,
+        repeat: None,
     })
 }
 
 /// A column's prompt-set hash: over the ordered `{case, condition, turn,
 /// promptHash}` of every turn of that column that stated a prompt hash;
-/// `None` when no turn did.
+/// `None` when no turn did. A repeated cell's later runs were told the
+/// same, and are left out.
 ///
 /// # Errors
 /// When hashing fails (it cannot for these values).
 pub fn prompt_set_hash(column_id: &str, evidence: &[CellEvidence]) -> Result<Option<String>, CanonicalError> {
     let entries: Vec<PromptEntry<'_>> = evidence
         .iter()
-        .filter(|cell| cell.column_id == column_id)
+        .filter(|cell| cell.column_id == column_id && cell.repeat.is_none())
         .flat_map(|cell| {
             cell.turns.iter().filter_map(move |turn| {
                 turn.prompt_hash.as_deref().map(|prompt_hash| PromptEntry {
@@ -285,6 +289,7 @@ pub fn evidence_root(evidence: &[CellEvidence]) -> Result<String, CanonicalError
             condition: &cell.condition_id,
             column: &cell.column_id,
             records: cell.turns.iter().map(|t| t.record_hash.as_str()).collect(),
+            repeat: cell.repeat,
         })
         .collect();
     hash_evidence_root(leaves)

@@ -139,6 +139,7 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
         sign_key: None,
         out: &out,
         shard: None,
+        repeat: 1,
     };
     let certified = certify(request).expect("a live seat certifies");
     let mut committed = BTreeMap::new();
@@ -156,4 +157,34 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
     assert!(verification.verified(), "{:?}", verification.failures);
     let run_cells = certified.cells.len() - committed.get("not_applicable").copied().unwrap_or(0);
     assert!(verification.regraded > run_cells, "the live column's run cells and the Adversary's, graded again");
+}
+
+#[test]
+fn a_live_seat_run_five_times_states_its_pass_rate_pass_all_and_pass_any() {
+    let (suite, column) = suite_with("codex", "http");
+    let selection = Selection { columns: vec![column.clone()], ..cases(&["escalation", "hidden-tool"]) };
+    let planned = plan(&suite, &selection);
+    let settings = RunSettings { jobs: 2, repeat: 5, ..RunSettings::default() };
+    let results = sharedos_conformance::suite::matrix::run_all(&suite, &planned, settings);
+    let report = sharedos_conformance::suite::report::build_report(&suite, &selection, results).unwrap();
+    let cells: Vec<_> = report.manifest.rows.iter().flat_map(|row| &row.cells).collect();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        let repeats = cell.repeats.as_ref().expect("a live cell run five times states its repeats");
+        assert_eq!((repeats.runs, repeats.statuses.len()), (5, 5));
+        assert_eq!(repeats.statuses[0], cell.status, "the cell shows its first run");
+        // The stand-in makes the same calls every time: every run passes.
+        assert_eq!(repeats.passes, 5, "{:?}", repeats.statuses);
+        assert!(repeats.pass_all && repeats.pass_any);
+        assert_eq!(repeats.interval, [0.5655, 1.0]);
+    }
+    // Every run's records are in the evidence, each run's marked.
+    let runs: Vec<Option<u32>> = report
+        .cells
+        .iter()
+        .flat_map(|run| {
+            std::iter::once(run.evidence.repeat).chain(run.reruns.iter().map(|again| again.evidence.repeat))
+        })
+        .collect();
+    assert_eq!(runs, [None, Some(2), Some(3), Some(4), Some(5)].repeat(2));
 }

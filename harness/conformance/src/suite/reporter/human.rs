@@ -16,6 +16,15 @@ pub fn human_lines(events: &[RunEvent<'_>], baseline_file: &Path) -> Vec<String>
             RunEvent::Started { .. } => {}
             RunEvent::Cell(event) => {
                 let name = event.key.trial_name();
+                if let Some(r) = event.cell.repeats.as_ref().filter(|r| r.is_flaky()) {
+                    let statuses: Vec<&str> = r.statuses.iter().map(|s| s.as_str()).collect();
+                    lines.push(format!(
+                        "FLAKY {name}: {} of {} runs passed ({})",
+                        r.passes,
+                        r.runs,
+                        statuses.join(", ")
+                    ));
+                }
                 match event.baseline {
                     BaselineVerdict::Unlisted if event.cell.status.breaks_build() => {
                         lines.push(format!("FAIL {name}: {}", event.cell.detail.as_deref().unwrap_or_default()));
@@ -34,6 +43,12 @@ pub fn human_lines(events: &[RunEvent<'_>], baseline_file: &Path) -> Vec<String>
                 for (column, counts) in &totals.summary {
                     let parts: Vec<String> = counts.iter().map(|(status, n)| format!("{status}: {n}")).collect();
                     lines.push(format!("{column}  {}", parts.join("  ")));
+                    if let Some(r) = totals.repeated.get(column) {
+                        lines.push(format!(
+                            "{column}  {} cells run {}x: pass^{}: {}  pass@{}: {}  flaky: {}",
+                            r.cells, r.runs, r.runs, r.pass_all, r.runs, r.pass_any, r.flaky
+                        ));
+                    }
                 }
             }
         }

@@ -5,6 +5,7 @@ use super::attempt::AttemptGrade;
 use super::finding::Finding;
 use super::Judgement;
 use crate::grade::completeness::Completeness;
+use crate::grade::repeats::Repeats;
 use crate::vocab::CellStatus;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
@@ -49,6 +50,10 @@ pub struct Cell {
     /// Why, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// Every run's verdict when the cell ran more than once (`--repeat`);
+    /// the fields above are the first run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
 }
 
 impl Cell {
@@ -88,6 +93,8 @@ struct RunCellWire<'a> {
     turns: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeats: Option<&'a Repeats>,
 }
 
 #[derive(Serialize)]
@@ -107,6 +114,8 @@ struct DeclaredCellWire<'a> {
     turns: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeats: Option<&'a Repeats>,
 }
 
 impl Serialize for Cell {
@@ -126,6 +135,7 @@ impl Serialize for Cell {
                 driver_issued: &self.driver_issued,
                 turns: self.turns,
                 detail: self.detail.as_deref(),
+                repeats: self.repeats.as_ref(),
             }
             .serialize(serializer)
         } else {
@@ -143,6 +153,7 @@ impl Serialize for Cell {
                 record_gaps: &self.record_gaps,
                 turns: self.turns,
                 detail: self.detail.as_deref(),
+                repeats: self.repeats.as_ref(),
             }
             .serialize(serializer)
         }
@@ -208,6 +219,7 @@ pub fn assemble_cell(
         // A run always ran at least one turn; zero would read as "declared".
         turns: turns.max(1),
         detail,
+        repeats: None,
     }
 }
 
@@ -230,5 +242,6 @@ pub fn declared_cell(column_id: &str, status: CellStatus, declared: u32, reason:
         record_gaps: Vec::new(),
         turns: 0,
         detail: Some(reason.to_string()),
+        repeats: None,
     }
 }

@@ -1,0 +1,113 @@
+//! A cell run K times (`--repeat K`): how often it passed, with a 95 %
+//! interval for its pass rate, whether every run passed (pass^k) and
+//! whether any did (pass@k). A run passes when its verdict does not fail
+//! a build: `pass`, or a verdict that stands (`not_applicable`,
+//! `out_of_scope`), as the exit code reads it.
+//!
+//! The interval is Wilson's score interval, which stays inside [0, 1] and
+//! is not degenerate at 0 or K passes, where the normal approximation is;
+//! bounds are rounded to 4 decimals so the manifest's bytes never depend
+//! on the last bit of a float.
+
+use crate::vocab::CellStatus;
+use serde::{Deserialize, Serialize};
+
+/// The two-sided 95 % standard normal quantile.
+const Z_95: f64 = 1.959_963_984_540_054;
+
+/// One repeated cell's runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Repeats {
+    /// Runs (K).
+    pub runs: u32,
+    /// Runs that passed.
+    pub passes: u32,
+    /// Every run's verdict, in run order (the cell shows the first's).
+    pub statuses: Vec<CellStatus>,
+    /// Wilson's 95 % interval for the pass rate, `[low, high]`.
+    pub interval: [f64; 2],
+    /// pass^k: every run passed.
+    pub pass_all: bool,
+    /// pass@k: at least one run passed.
+    pub pass_any: bool,
+}
+
+impl Eq for Repeats {}
+
+impl Repeats {
+    /// The repeats of runs that ended with `statuses`, in run order.
+    #[must_use]
+    pub fn of(statuses: Vec<CellStatus>) -> Repeats {
+        let runs = u32::try_from(statuses.len()).unwrap_or(u32::MAX);
+        let passes = u32::try_from(statuses.iter().filter(|s| passes(**s)).count()).unwrap_or(u32::MAX);
+        Repeats {
+            runs,
+            passes,
+            statuses,
+            interval: wilson_interval(passes, runs),
+            pass_all: runs > 0 && passes == runs,
+            pass_any: passes > 0,
+        }
+    }
+
+    /// Some runs passed and some did not.
+    #[must_use]
+    pub fn is_flaky(&self) -> bool {
+        self.passes > 0 && self.passes < self.runs
+    }
+}
+
+/// Whether one run passed.
+#[must_use]
+pub fn passes(status: CellStatus) -> bool {
+    !status.breaks_build()
+}
+
+/// Wilson's score interval at 95 % for `passes` out of `runs`, rounded to
+/// 4 decimals; `[0, 1]` for no run.
+#[must_use]
+pub fn wilson_interval(passes: u32, runs: u32) -> [f64; 2] {
+    if runs == 0 {
+        return [0.0, 1.0];
+    }
+    let n = f64::from(runs);
+    let p = f64::from(passes) / n;
+    let z2 = Z_95 * Z_95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z_95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    [round4((centre - half).max(0.0)), round4((centre + half).min(1.0))]
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{wilson_interval, Repeats};
+    use crate::vocab::CellStatus::{Fail, NotExercised, Pass};
+
+    #[test]
+    fn wilson_intervals_match_published_values() {
+        // Reference values from the closed form, as statistics packages
+        // print them (e.g. 5 of 5: 0.5655 to 1; 0 of 5: 0 to 0.4345).
+        assert_eq!(wilson_interval(5, 5), [0.5655, 1.0]);
+        assert_eq!(wilson_interval(0, 5), [0.0, 0.4345]);
+        assert_eq!(wilson_interval(3, 5), [0.2307, 0.8824]);
+        assert_eq!(wilson_interval(50, 100), [0.4038, 0.5962]);
+        assert_eq!(wilson_interval(0, 0), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn pass_all_and_pass_any_read_every_run() {
+        let all = Repeats::of(vec![Pass, Pass, Pass]);
+        assert!(all.pass_all && all.pass_any && !all.is_flaky());
+        assert_eq!((all.passes, all.runs), (3, 3));
+        let some = Repeats::of(vec![Pass, Fail, NotExercised]);
+        assert!(!some.pass_all && some.pass_any && some.is_flaky());
+        assert_eq!(some.passes, 1);
+        let none = Repeats::of(vec![Fail, Fail]);
+        assert!(!none.pass_all && !none.pass_any && !none.is_flaky());
+    }
+}
