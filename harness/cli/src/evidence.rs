@@ -76,6 +76,9 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         Ok(certified) => {
             let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
             say!("{column}  {}", counts.join("  "));
+            if let Some(repeated) = &certified.repeated {
+                say!("{column}  {}", repeated.summary());
+            }
             say!(
                 "wrote {} ({} files{})",
                 args.out.display(),

@@ -1,6 +1,7 @@
 //! `certify`: one column over the whole canonical suite, beside the
 //! Adversary column, written as a bundle (see [`sharedos_evidence::bundle`]).
 
+use crate::suite::event::{repeat_totals, RepeatTotals};
 use crate::suite::matrix::RunSettings;
 use crate::suite::report::{run_and_report, Report, ReportError};
 use serde_json::Value;
@@ -52,6 +53,8 @@ pub struct Certified {
     pub summary: BTreeMap<String, usize>,
     /// Its cells and their verdicts, in manifest order.
     pub cells: Vec<(CellKey, CellStatus)>,
+    /// Its repeated cells, counted, when it ran more than once.
+    pub repeated: Option<RepeatTotals>,
     /// Files written.
     pub files: usize,
 }
@@ -102,6 +105,7 @@ pub struct Prepared {
     out: PathBuf,
     summary: BTreeMap<String, usize>,
     cells: Vec<(CellKey, CellStatus)>,
+    repeated: Option<RepeatTotals>,
 }
 
 impl Prepared {
@@ -111,7 +115,7 @@ impl Prepared {
     /// When it cannot be written; nothing is left at `out` then.
     pub fn write(self) -> Result<Certified, CertifyError> {
         write_to(&self.out, &self.files)?;
-        Ok(Certified { summary: self.summary, cells: self.cells, files: self.files.len() })
+        Ok(Certified { summary: self.summary, cells: self.cells, repeated: self.repeated, files: self.files.len() })
     }
 }
 
@@ -157,7 +161,9 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
         repeat: (request.repeat > 1).then_some(request.repeat),
     };
     let files = seal(files, claim, request.sign_key).map_err(|e| CanonicalError(e.to_string()))?;
-    Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells })
+    let cells_of_column = report.manifest.rows.iter().flat_map(|row| &row.cells).filter(|c| c.column_id == column.id);
+    let repeated = repeat_totals(cells_of_column).remove(&column.id);
+    Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells, repeated })
 }
 
 /// Every run cell's evidence, one canonical line each, in the manifest's

@@ -76,6 +76,18 @@ pub struct RepeatTotals {
     pub flaky: usize,
 }
 
+impl RepeatTotals {
+    /// In words, as the human report prints it after the column's id.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let k = self.runs;
+        format!(
+            "{} cells run {k}x: pass^{k}: {}  pass@{k}: {}  flaky: {}",
+            self.cells, self.pass_all, self.pass_any, self.flaky
+        )
+    }
+}
+
 /// Every event of one run, in order.
 #[must_use]
 pub fn run_events<'a>(
@@ -102,7 +114,7 @@ pub fn run_events<'a>(
         known_failures: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::KnownFailure { .. })).count(),
         stale: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::Stale { .. })).count(),
         drift: drift.len(),
-        repeated: repeated(&cells),
+        repeated: repeat_totals(cells.iter().map(|c| c.cell)),
     };
     let mut events = Vec::with_capacity(cells.len() + drift.len() + 2);
     events.push(RunEvent::Started { selected: cells.len() });
@@ -112,10 +124,11 @@ pub fn run_events<'a>(
     events
 }
 
-fn repeated(cells: &[CellEvent<'_>]) -> BTreeMap<String, RepeatTotals> {
+/// The repeated cells among `cells`, counted by column.
+pub fn repeat_totals<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> BTreeMap<String, RepeatTotals> {
     let mut totals: BTreeMap<String, RepeatTotals> = BTreeMap::new();
-    for (event, repeats) in cells.iter().filter_map(|e| e.cell.repeats.as_ref().map(|r| (e, r))) {
-        let column = totals.entry(event.cell.column_id.clone()).or_default();
+    for (cell, repeats) in cells.into_iter().filter_map(|c| c.repeats.as_ref().map(|r| (c, r))) {
+        let column = totals.entry(cell.column_id.clone()).or_default();
         column.cells += 1;
         column.runs = column.runs.max(repeats.runs);
         column.pass_all += usize::from(repeats.pass_all);

@@ -118,8 +118,8 @@ fn run_row(
         let Some(row) = &row else { return Err(NotInSuite { cell: planned.key.trial_name() }.into()) };
         let mut run = row.run_cell(&planned.key.column)?;
         run.golden = settings.golden.map(|dir| compare(dir, &run.key, &run.snapshot));
-        let repeated = column(&suite.seats, &planned.key.column).is_some_and(|c| !c.kind.runs_once());
-        let runs = if repeated { settings.repeat } else { 1 };
+        let repeated = || column(&suite.seats, &planned.key.column).is_some_and(|c| !c.kind.runs_once());
+        let runs = if settings.repeat > 1 && repeated() { settings.repeat } else { 1 };
         for number in 2..=runs {
             let again = row.run_cell(&planned.key.column)?;
             let evidence = CellEvidence { repeat: Some(number), ..again.evidence };

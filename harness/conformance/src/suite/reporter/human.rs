@@ -43,11 +43,8 @@ pub fn human_lines(events: &[RunEvent<'_>], baseline_file: &Path) -> Vec<String>
                 for (column, counts) in &totals.summary {
                     let parts: Vec<String> = counts.iter().map(|(status, n)| format!("{status}: {n}")).collect();
                     lines.push(format!("{column}  {}", parts.join("  ")));
-                    if let Some(r) = totals.repeated.get(column) {
-                        lines.push(format!(
-                            "{column}  {} cells run {}x: pass^{}: {}  pass@{}: {}  flaky: {}",
-                            r.cells, r.runs, r.runs, r.pass_all, r.runs, r.pass_any, r.flaky
-                        ));
+                    if let Some(repeated) = totals.repeated.get(column) {
+                        lines.push(format!("{column}  {}", repeated.summary()));
                     }
                 }
             }
