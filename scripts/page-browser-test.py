@@ -11,8 +11,9 @@ checks, against the manifest the page was built from:
 - the page fetched nothing;
 - the heatmap has one square per family and column;
 - a square's click leaves exactly that family's cells of that column;
-- a cell's click (a failing or otherwise telling one) opens the drill-down
-  panel with that cell's key, status and detail;
+- a cell's click (a failing, repeated or otherwise telling one) opens the
+  drill-down panel with that cell's key, status and detail, and a repeated
+  cell's runs;
 
 then writes a screenshot. The session is deleted and chromedriver and the
 browser it started are stopped in every case. Exits 1 on a failed check.
@@ -149,7 +150,8 @@ def families_of(manifest):
 
 
 def pick_cell(manifest, groups):
-    """A failing or telling cell if there is one, else a run cell some boundary refused, else the first."""
+    """A failing or telling cell if there is one, else a repeated one, else a run cell some boundary
+    refused, else the first."""
     family_of = {row: family for family, rows in groups for row in rows}
     cells = [
         (row["caseId"], row["conditionId"], cell, family_of[(row["caseId"], row["conditionId"])])
@@ -160,6 +162,9 @@ def pick_cell(manifest, groups):
         for found in cells:
             if found[2]["status"] == status:
                 return found
+    for found in cells:
+        if "repeats" in found[2]:
+            return found
     for found in cells:
         cell = found[2]
         if cell["turns"] > 0 and cell["refusedBy"] and cell.get("detail"):
@@ -223,7 +228,11 @@ def run_checks(driver, page, manifest, screenshot):
     driver.click(driver.find(cell_selector))
     wait_displayed(driver, panel)
     text = " ".join(driver.text(panel).split())
-    for what, needle in [("key", key), ("status", cell["status"].replace("_", " ")), ("detail", " ".join(cell.get("detail", "").split()))]:
+    wanted_text = [("key", key), ("status", cell["status"].replace("_", " ")), ("detail", " ".join(cell.get("detail", "").split()))]
+    if "repeats" in cell:
+        repeats = cell["repeats"]
+        wanted_text.append(("runs", f"{repeats['passes']} of {repeats['runs']} runs passed"))
+    for what, needle in wanted_text:
         check(needle in text, f"the drill-down of {key} does not show its {what} {needle!r}; it shows: {text[:400]!r}")
 
     # The screenshot: header and heatmap, with the filter and the drill-down on.

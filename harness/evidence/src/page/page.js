@@ -207,12 +207,12 @@
     while (body.firstChild) { body.removeChild(body.firstChild); }
     title.textContent = key;
     showStatus(cell, row);
+    showRepeats(cell);
     showRow(row);
     showFinding(cell);
     showMoved(cell);
     showRecords(cell);
     showGolden(cell);
-    showRepeats(cell);
     if (selected) { selected.classList.remove("sel"); }
     selected = buttons.get(key) || null;
     if (selected) { selected.classList.add("sel"); }
