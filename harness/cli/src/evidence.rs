@@ -4,13 +4,14 @@ use crate::args::{CertifyArgs, DiffArgs, DiffFormat, MergeArgs, VerifyArgs, Veri
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use serde_json::json;
-use sharedos_conformance::certify::{prepare, CertifyError, CertifyRequest};
+use sharedos_conformance::certify::{prepare, Certified, CertifyError, CertifyRequest};
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
 use sharedos_evidence::merge::{prepare as prepare_merge, MergeError, MergeRequest};
 use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
-use sharedos_grading::input::baseline::BaselineVerdict;
+use sharedos_grading::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_grading::input::loader::{load_seat, load_suite};
+use std::path::Path;
 
 pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
     let invalid = |error: &dyn std::fmt::Display| {
@@ -74,32 +75,8 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
     });
     match written {
         Ok(certified) => {
-            let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
-            say!("{column}  {}", counts.join("  "));
-            if let Some(repeated) = &certified.repeated {
-                say!("{column}  {}", repeated.summary());
-            }
-            say!(
-                "wrote {} ({} files{})",
-                args.out.display(),
-                certified.files,
-                if key.is_some() { ", signed" } else { "" }
-            );
-            for (key, status) in &certified.cells {
-                match baseline.verdict(key, *status) {
-                    BaselineVerdict::KnownFailure { reason } => say!("KNOWN {}: {reason}", key.trial_name()),
-                    BaselineVerdict::Stale { reason } => {
-                        say!("STALE {}: listed as a known failure ({reason}) but it is now {status}", key.trial_name());
-                    }
-                    BaselineVerdict::Unlisted if status.breaks_build() => say!("FAIL {}", key.trial_name()),
-                    BaselineVerdict::Unlisted => {}
-                }
-            }
-            if certified.cells.iter().any(|(key, status)| baseline.fails_run(key, *status)) {
-                Exit::ConformanceFailure
-            } else {
-                Exit::Success
-            }
+            let signed = if key.is_some() { ", signed" } else { "" };
+            report_certified(&column, &certified, &args.out, signed, &baseline)
         }
         Err(error) => {
             tell!("error: failed to {error}");
@@ -110,6 +87,32 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
                 CertifyError::Run(_) | CertifyError::Canonical(_) => Exit::HarnessBug,
             }
         }
+    }
+}
+
+/// Prints what `certify` wrote and each cell the baseline says something
+/// of, and chooses the exit code from the baseline.
+fn report_certified(column: &str, certified: &Certified, out: &Path, signed: &str, baseline: &Baseline) -> Exit {
+    let counts: Vec<String> = certified.summary.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+    say!("{column}  {}", counts.join("  "));
+    if let Some(repeated) = &certified.repeated {
+        say!("{column}  {}", repeated.summary());
+    }
+    say!("wrote {} ({} files{signed})", out.display(), certified.files);
+    for (key, status) in &certified.cells {
+        match baseline.verdict(key, *status) {
+            BaselineVerdict::KnownFailure { reason } => say!("KNOWN {}: {reason}", key.trial_name()),
+            BaselineVerdict::Stale { reason } => {
+                say!("STALE {}: listed as a known failure ({reason}) but it is now {status}", key.trial_name());
+            }
+            BaselineVerdict::Unlisted if status.breaks_build() => say!("FAIL {}", key.trial_name()),
+            BaselineVerdict::Unlisted => {}
+        }
+    }
+    if certified.cells.iter().any(|(key, status)| baseline.fails_run(key, *status)) {
+        Exit::ConformanceFailure
+    } else {
+        Exit::Success
     }
 }
 
