@@ -71,7 +71,7 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         // Only the writing waits for a signal's clean-up: the run is
         // stopped mid-way, a bundle is written whole or not at all.
         let _writing = interrupt.writing();
-        prepared.write()
+        prepared.write().map_err(Into::into)
     });
     match written {
         Ok(certified) => {
@@ -213,7 +213,7 @@ pub fn merge(args: &MergeArgs, interrupt: &Interrupt) -> Exit {
     let request = MergeRequest { parts: &args.parts, out: &args.out, sign_key: key.as_ref() };
     let written = prepare_merge(request).and_then(|prepared| {
         let _writing = interrupt.writing();
-        prepared.write()
+        prepared.write().map_err(Into::into)
     });
     match written {
         Ok(merged) => {

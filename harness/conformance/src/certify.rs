@@ -5,11 +5,10 @@ use crate::suite::event::{repeat_totals, RepeatTotals};
 use crate::suite::matrix::RunSettings;
 use crate::suite::report::{run_and_report, Report, ReportError};
 use serde_json::Value;
-use sharedos_evidence::archive::write_to;
 use sharedos_evidence::bundle::{BundleFile, EvidenceLine, WriteError, EVIDENCE_FILE, MANIFEST_FILE, SUITE_DIR};
 use sharedos_evidence::dsse::SigningKey;
 use sharedos_evidence::environment::Environment;
-use sharedos_evidence::seal::seal;
+use sharedos_evidence::seal::{seal, Unwritten};
 use sharedos_evidence::statement::{column_cells, runtime_of, summary_of, Claim};
 use sharedos_grading::column::columns;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
@@ -89,39 +88,19 @@ pub enum CertifyError {
 }
 
 /// Runs the certification and writes its bundle: [`prepare`], then
-/// [`Prepared::write`].
+/// [`Unwritten::write`].
 ///
 /// # Errors
 /// See [`CertifyError`]; nothing is written at `out` on error.
 pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
-    prepare(request)?.write()
+    Ok(prepare(request)?.write()?)
 }
 
-/// A bundle made in memory, not yet written.
-#[derive(Debug)]
-#[must_use]
-pub struct Prepared {
-    files: Vec<BundleFile>,
-    out: PathBuf,
-    summary: BTreeMap<String, usize>,
-    cells: Vec<(CellKey, CellStatus)>,
-    repeated: Option<RepeatTotals>,
-}
+/// A certification made in memory, not yet written.
+pub type Prepared = Unwritten<Certified>;
 
-impl Prepared {
-    /// Writes the bundle at the request's `out`, where nothing may be.
-    ///
-    /// # Errors
-    /// When it cannot be written; nothing is left at `out` then.
-    pub fn write(self) -> Result<Certified, CertifyError> {
-        write_to(&self.out, &self.files)?;
-        Ok(Certified { summary: self.summary, cells: self.cells, repeated: self.repeated, files: self.files.len() })
-    }
-}
-
-/// Runs the certification and makes its bundle in memory. Kept apart
-/// from the writing so a caller can hold off an interruption for the
-/// writing alone, never for the run.
+/// Runs the certification and makes its bundle in memory (see
+/// [`Unwritten`]).
 ///
 /// # Errors
 /// See [`CertifyError`]; nothing is written.
@@ -163,7 +142,8 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     let files = seal(files, claim, request.sign_key).map_err(|e| CanonicalError(e.to_string()))?;
     let cells_of_column = report.manifest.rows.iter().flat_map(|row| &row.cells).filter(|c| c.column_id == column.id);
     let repeated = repeat_totals(cells_of_column).remove(&column.id);
-    Ok(Prepared { files, out: request.out.to_path_buf(), summary, cells, repeated })
+    let certified = Certified { summary, cells, repeated, files: files.len() };
+    Ok(Unwritten::new(files, request.out, certified))
 }
 
 /// Every run cell's evidence, one canonical line each, in the manifest's

@@ -13,7 +13,7 @@ use crate::bundle::{
     read_regular, BundleFile, EvidenceLine, WriteError, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR,
 };
 use crate::dsse::SigningKey;
-use crate::seal::seal;
+use crate::seal::{seal, Unwritten};
 use crate::statement::{column_cells, runtime_of, summary_of, Claim, Statement};
 use sharedos_conformance_metadata::failure::Failure;
 use sharedos_grading::assemble::{assemble, AssembleError, Assembly};
@@ -168,33 +168,16 @@ struct Part {
 }
 
 /// Merges the parts and writes the merged bundle: [`prepare`], then
-/// [`Prepared::write`].
+/// [`Unwritten::write`].
 ///
 /// # Errors
 /// See [`MergeError`]; nothing is written at `out` on error.
 pub fn merge(request: MergeRequest<'_>) -> Result<Merged, MergeError> {
-    prepare(request)?.write()
+    Ok(prepare(request)?.write()?)
 }
 
 /// A merged bundle made in memory, not yet written.
-#[derive(Debug)]
-#[must_use]
-pub struct Prepared {
-    files: Vec<BundleFile>,
-    out: PathBuf,
-    merged: Merged,
-}
-
-impl Prepared {
-    /// Writes the bundle at the request's `out`, where nothing may be.
-    ///
-    /// # Errors
-    /// When it cannot be written; nothing is left at `out` then.
-    pub fn write(self) -> Result<Merged, MergeError> {
-        crate::archive::write_to(&self.out, &self.files)?;
-        Ok(self.merged)
-    }
-}
+pub type Prepared = Unwritten<Merged>;
 
 /// Reads and checks the parts and makes the merged bundle in memory.
 ///
@@ -232,7 +215,7 @@ pub fn prepare(request: MergeRequest<'_>) -> Result<Prepared, MergeError> {
         cells,
         files: files.len(),
     };
-    Ok(Prepared { files, out: request.out.to_path_buf(), merged })
+    Ok(Unwritten::new(files, request.out, merged))
 }
 
 /// The merged column's cells, read back from the manifest just made.
