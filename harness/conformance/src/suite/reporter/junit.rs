@@ -2,10 +2,13 @@
 //! `case/condition/column`. A pass succeeds; a failing cell fails with its
 //! detail; a known failure is skipped with its reason; a stale baseline
 //! entry fails; any other verdict (declared, not applicable) is skipped
-//! under its status.
+//! under its status. A cell run more than once (`--repeat`) keeps its
+//! first run's outcome, as the exit code does, and lists each later run
+//! that did not pass: as a flaky run of a success (`flakyFailure`), or a
+//! rerun of a failure (`rerunFailure`).
 
 use crate::suite::event::{CellEvent, RunEvent};
-use quick_junit::{NonSuccessKind, Report, SerializeError, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Report, SerializeError, TestCase, TestCaseStatus, TestRerun, TestSuite};
 use sharedos_grading::input::baseline::BaselineVerdict;
 use sharedos_grading::vocab::CellStatus;
 
@@ -29,6 +32,19 @@ pub fn junit_xml(events: &[RunEvent<'_>]) -> Result<String, SerializeError> {
 }
 
 fn status_of(event: &CellEvent<'_>) -> TestCaseStatus {
+    let mut status = first_run_status(event);
+    if let Some(repeats) = &event.cell.repeats {
+        let later = repeats.statuses.iter().enumerate().skip(1).filter(|(_, s)| s.breaks_build());
+        status.add_reruns(later.map(|(index, run)| {
+            let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+            rerun.set_message(format!("run {} of {}: {run}", index + 1, repeats.runs));
+            rerun
+        }));
+    }
+    status
+}
+
+fn first_run_status(event: &CellEvent<'_>) -> TestCaseStatus {
     let cell = event.cell;
     let (mut status, message) = match event.baseline {
         BaselineVerdict::KnownFailure { reason } => (TestCaseStatus::skipped(), format!("known failure: {reason}")),
