@@ -17,6 +17,7 @@ use crate::seal::{seal, Unwritten};
 use crate::statement::{column_cells, runtime_of, summary_of, Claim, Statement};
 use sharedos_conformance_metadata::failure::Failure;
 use sharedos_grading::assemble::{assemble, AssembleError, Assembly};
+use sharedos_grading::grade::judge::cell::Cell;
 use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
@@ -206,8 +207,7 @@ pub fn prepare(request: MergeRequest<'_>) -> Result<Prepared, MergeError> {
     for part in &parts {
         check_rows(&suite, &columns, part)?;
     }
-    let files = merged_files(&parts, &suite, columns, request.sign_key)?;
-    let cells = cells_of(&files, &column_id);
+    let (files, cells) = merged_files(&parts, &suite, columns, request.sign_key)?;
     let merged = Merged {
         column: column_id,
         shards: u32::try_from(parts.len()).unwrap_or(u32::MAX),
@@ -216,16 +216,6 @@ pub fn prepare(request: MergeRequest<'_>) -> Result<Prepared, MergeError> {
         files: files.len(),
     };
     Ok(Unwritten::new(files, request.out, merged))
-}
-
-/// The merged column's cells, read back from the manifest just made.
-fn cells_of(files: &[BundleFile], column_id: &str) -> Vec<(CellKey, CellStatus)> {
-    files
-        .iter()
-        .find(|f| f.name == MANIFEST_FILE)
-        .and_then(|f| serde_json::from_slice(&f.bytes).ok())
-        .map(|manifest| column_cells(&manifest, column_id))
-        .unwrap_or_default()
 }
 
 /// Reads one part: its statement, its files checked against their
@@ -351,14 +341,18 @@ fn check_rows(suite: &Suite, columns: &[String], part: &Part) -> Result<(), Merg
     }
 }
 
-/// The merged bundle's files: manifest, evidence, the suite as the first
-/// part bundled it, and a statement over them.
+/// A column's cells and their verdicts, in manifest order.
+type ColumnCells = Vec<(CellKey, CellStatus)>;
+
+/// The merged bundle's files (manifest, evidence, the suite as the first
+/// part bundled it, and a statement over them), and the certified
+/// column's cells with their verdicts.
 fn merged_files(
     parts: &[Part],
     suite: &Suite,
     columns: Vec<String>,
     key: Option<&SigningKey>,
-) -> Result<Vec<BundleFile>, MergeError> {
+) -> Result<(Vec<BundleFile>, ColumnCells), MergeError> {
     // Each run cell's lines: its first run's, then a repeated cell's later
     // runs in order.
     let mut lines: BTreeMap<CellKey, Vec<&(EvidenceLine, String)>> = BTreeMap::new();
@@ -396,11 +390,8 @@ fn merged_files(
                 runtime = Some(record);
             }
         }
-        let mut cell = line.cell.clone();
-        if runs.len() > 1 {
-            cell.repeats = Some(Repeats::of(runs.iter().map(|(line, _)| line.cell.status).collect()));
-        }
-        cells.push((planned.key, cell));
+        let repeats = Repeats::of_runs(runs.iter().map(|(line, _)| line.cell.status).collect());
+        cells.push((planned.key, Cell { repeats, ..line.cell.clone() }));
     }
     let case_set_hash = case_set_hash(suite)?;
     let manifest = assemble(Assembly { suite, selection: &selection, case_set_hash, cells, evidence, world_hashes })?;
@@ -420,7 +411,8 @@ fn merged_files(
         shard: None,
         repeat: first.statement.predicate.repeat,
     };
-    Ok(seal(files, claim, key).map_err(|e| CanonicalError(e.to_string()))?)
+    let cells = column_cells(&manifest, &certified.id);
+    Ok((seal(files, claim, key).map_err(|e| CanonicalError(e.to_string()))?, cells))
 }
 
 /// The suite's files as the first part bundled them (every part bundled

@@ -121,7 +121,7 @@ pub fn check_repeats(manifest: &Manifest, lines: &[EvidenceLine], failures: &mut
             });
             continue;
         }
-        let expected = (numbered.len() > 1).then(|| Repeats::of(numbered.iter().map(|(_, s)| *s).collect()));
+        let expected = Repeats::of_runs(numbered.iter().map(|(_, s)| *s).collect());
         if cell.repeats != expected {
             let shown = |r: Option<&Repeats>| {
                 r.map_or_else(|| "one run".to_string(), |r| format!("{} of {} passed", r.passes, r.runs))

@@ -109,12 +109,8 @@ fn report_with(
 /// The manifest's cell of a run: the first run's, with every run's
 /// verdict when it was repeated.
 fn with_repeats(run: &CellRun) -> Cell {
-    let mut cell = run.cell.clone();
-    if !run.reruns.is_empty() {
-        let statuses = std::iter::once(&run.cell).chain(run.reruns.iter().map(|again| &again.cell));
-        cell.repeats = Some(Repeats::of(statuses.map(|c| c.status).collect()));
-    }
-    cell
+    let statuses = std::iter::once(&run.cell).chain(run.reruns.iter().map(|again| &again.cell));
+    Cell { repeats: Repeats::of_runs(statuses.map(|c| c.status).collect()), ..run.cell.clone() }
 }
 
 /// The world hashes the run cells computed, by (case, condition).

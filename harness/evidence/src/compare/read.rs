@@ -92,7 +92,7 @@ impl RunCount {
     /// Some runs passed and some did not.
     #[must_use]
     pub fn is_flaky(self) -> bool {
-        self.passes > 0 && self.passes < self.runs
+        sharedos_grading::grade::repeats::is_flaky(self.passes, self.runs)
     }
 }
 

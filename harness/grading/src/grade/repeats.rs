@@ -51,11 +51,24 @@ impl Repeats {
         }
     }
 
+    /// The repeats of a cell's runs, in run order: `None` for a cell that
+    /// ran once, which states none.
+    #[must_use]
+    pub fn of_runs(statuses: Vec<CellStatus>) -> Option<Repeats> {
+        (statuses.len() > 1).then(|| Repeats::of(statuses))
+    }
+
     /// Some runs passed and some did not.
     #[must_use]
     pub fn is_flaky(&self) -> bool {
-        self.passes > 0 && self.passes < self.runs
+        is_flaky(self.passes, self.runs)
     }
+}
+
+/// Whether `passes` of `runs` is some but not all.
+#[must_use]
+pub fn is_flaky(passes: u32, runs: u32) -> bool {
+    passes > 0 && passes < runs
 }
 
 /// Whether one run passed.
