@@ -279,9 +279,32 @@ fn docs_the_verifier_builds_without_the_runtime_machinery() {
     let machinery =
         ["sharedos-process", "sharedos-mcp", "sharedos-drivers", "sharedos-scripted-model", "sharedos-conformance"];
     let external = ["rmcp", "hyper", "hyper-util"];
+    let reached = reached_from("sharedos-evidence");
+    assert!(reached.contains("sharedos-grading") && reached.contains("ed25519-dalek"), "{reached:?}");
+    let pulled: Vec<&String> =
+        reached.iter().filter(|name| machinery.contains(&name.as_str()) || external.contains(&name.as_str())).collect();
+    assert!(pulled.is_empty(), "the verifier pulls in {pulled:?}");
+    let readme = read("README.md");
+    assert!(readme.contains("cargo tree -p sharedos-evidence"), "README shows the verifier's tree");
+}
+
+#[test]
+fn docs_the_metadata_crate_needs_only_the_record_types() {
+    // Other tools read manifests and evidence lines on this crate alone:
+    // of the harness it reaches only the record's vocabulary, and no I/O.
+    let reached = reached_from("sharedos-conformance-metadata");
+    let harness: Vec<&String> = reached.iter().filter(|name| name.starts_with("sharedos-")).collect();
+    assert_eq!(harness, ["sharedos-conformance-metadata", "sharedos-model"], "{reached:?}");
+    assert!(!reached.contains("tokio"), "{reached:?}");
+    assert!(read("README.md").contains("cargo tree -p sharedos-conformance-metadata"), "README shows its tree");
+}
+
+/// Every package `root` depends on for a build, following the harness's
+/// own crates' `[dependencies]` (an outside crate's are not read).
+fn reached_from(root: &str) -> std::collections::BTreeSet<String> {
     let folders = folders_by_package();
     let mut reached = std::collections::BTreeSet::new();
-    let mut pending = vec!["sharedos-evidence".to_string()];
+    let mut pending = vec![root.to_string()];
     while let Some(name) = pending.pop() {
         if !reached.insert(name.clone()) {
             continue;
@@ -290,12 +313,7 @@ fn docs_the_verifier_builds_without_the_runtime_machinery() {
             pending.extend(dependencies(&read(&format!("harness/{folder}/Cargo.toml"))));
         }
     }
-    assert!(reached.contains("sharedos-grading") && reached.contains("ed25519-dalek"), "{reached:?}");
-    let pulled: Vec<&String> =
-        reached.iter().filter(|name| machinery.contains(&name.as_str()) || external.contains(&name.as_str())).collect();
-    assert!(pulled.is_empty(), "the verifier pulls in {pulled:?}");
-    let readme = read("README.md");
-    assert!(readme.contains("cargo tree -p sharedos-evidence"), "README shows the verifier's tree");
+    reached
 }
 
 #[test]

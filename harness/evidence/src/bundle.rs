@@ -14,11 +14,8 @@
 //!   statement.dsse.json    the statement signed (with --sign-key)
 //! ```
 
-use serde::{Deserialize, Serialize};
 use sharedos_grading::grade::evidence::GradingEvidence;
-use sharedos_grading::grade::judge::cell::Cell;
 use sharedos_grading::input::file::{self, Links};
-use sharedos_grading::vocab::CellKey;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -33,35 +30,10 @@ pub const EVIDENCE_FILE: &str = "evidence.jsonl";
 /// The suite as run.
 pub const SUITE_DIR: &str = "suite";
 
-/// One run cell's evidence: what it was graded from, and the verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EvidenceLine {
-    /// The case.
-    pub case: String,
-    /// The condition.
-    pub condition: String,
-    /// The column.
-    pub column: String,
-    /// The graded cell, as the manifest holds it.
-    pub cell: Cell,
-    /// Each record's hash, in turn order (the evidence root's leaves).
-    pub record_hashes: Vec<String>,
-    /// What it was graded from.
-    pub grading: GradingEvidence,
-    /// Which run of a repeated cell, from 2 (`--repeat`); the first run's
-    /// line has none, as every line of a run without repeats.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeat: Option<u32>,
-}
-
-impl EvidenceLine {
-    /// The cell it is the evidence of.
-    #[must_use]
-    pub fn key(&self) -> CellKey {
-        CellKey { case: self.case.clone(), condition: self.condition.clone(), column: self.column.clone() }
-    }
-}
+/// One run cell's evidence line, with the grading evidence this harness
+/// grades it again from (the line's type is in
+/// `sharedos-conformance-metadata`).
+pub type EvidenceLine = sharedos_conformance_metadata::evidence_line::EvidenceLine<GradingEvidence>;
 
 /// A file of a bundle: its `/`-separated path inside it, and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,10 +6,10 @@
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use serde_json::Value;
 use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_conformance_metadata::repeats::Repeats;
 use sharedos_grading::column::columns;
 use sharedos_grading::grade::evidence::{grade_cell, GradingRules};
 use sharedos_grading::grade::judge::cell::Cell;
-use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};

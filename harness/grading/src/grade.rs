@@ -7,4 +7,3 @@ pub mod evidence;
 pub mod judge;
 pub mod messaging;
 pub mod receipt;
-pub mod repeats;

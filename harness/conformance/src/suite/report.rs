@@ -2,9 +2,9 @@
 
 use crate::suite::cell::{CellError, CellRun};
 use crate::suite::matrix::{run_all, PlannedResult, RunSettings};
+use sharedos_conformance_metadata::repeats::Repeats;
 use sharedos_grading::assemble::{assemble, AssembleError, Assembly};
 use sharedos_grading::grade::judge::cell::Cell;
-use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{manifest_json, Manifest};

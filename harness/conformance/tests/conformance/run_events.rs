@@ -74,7 +74,7 @@ fn the_stream_orders_cells_then_drift_and_every_reporter_renders_it_alike() {
 
 #[test]
 fn junit_lists_a_repeated_cells_later_runs_that_did_not_pass() {
-    use sharedos_grading::grade::repeats::Repeats;
+    use sharedos_conformance_metadata::repeats::Repeats;
     use sharedos_grading::vocab::CellStatus::{Fail, Pass};
     let suite = committed_suite();
     let selection = Selection { cases: vec![CASE.into()], ..Selection::default() };

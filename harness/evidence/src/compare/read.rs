@@ -10,7 +10,7 @@ use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
-use sharedos_grading::grade::repeats::Repeats;
+use sharedos_conformance_metadata::repeats::Repeats;
 use sharedos_grading::input::case::Family;
 use sharedos_grading::vocab::CellStatus;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -92,7 +92,7 @@ impl RunCount {
     /// Some runs passed and some did not.
     #[must_use]
     pub fn is_flaky(self) -> bool {
-        sharedos_grading::grade::repeats::is_flaky(self.passes, self.runs)
+        sharedos_conformance_metadata::repeats::is_flaky(self.passes, self.runs)
     }
 }
 

@@ -4,11 +4,11 @@
 
 use crate::support::{certify_runs, codes, reseal, scratch, verify_plain};
 use serde_json::{json, Value};
+use sharedos_conformance_metadata::repeats::Repeats;
 use sharedos_evidence::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE};
 use sharedos_evidence::compare::diff::{diff, Change};
 use sharedos_evidence::compare::read::parse_manifest;
 use sharedos_evidence::merge::{merge, MergeError, MergeRequest};
-use sharedos_grading::grade::repeats::Repeats;
 use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::vocab::CellStatus;
 use std::path::Path;

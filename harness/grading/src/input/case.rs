@@ -7,6 +7,7 @@
 pub mod expect_turn;
 
 pub use expect_turn::TurnExpectation;
+pub use sharedos_conformance_metadata::family::Family;
 
 use crate::input::built_in_column::{column_ids, BuiltInColumn};
 use crate::input::error::{LoadError, Site};
@@ -17,62 +18,6 @@ use std::collections::BTreeMap;
 
 /// Most conditions one case declares.
 pub const MAX_CONDITIONS: usize = 16;
-
-/// The rule family a case belongs to; decides how it is grouped and reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Family {
-    /// SharedOS's own authority matrix.
-    Matrix,
-    /// The deadline drain: what a turn takes, finishes and stops near its end.
-    Drain,
-    /// Whether an ending offers a retry (E75–E84, W1–W22).
-    Retryable,
-    /// What a runtime states for the record, and where it lands.
-    Annotate,
-    /// The messaging rules (`docs/rules/messaging.md`, and the D rules of
-    /// `docs/rules/drivers.md`).
-    Messaging,
-    /// Fail-closed paths SharedOS's matrix leaves out: a dependency that
-    /// breaks, a call the kernel must refuse rather than work around.
-    FailClosed,
-    /// A live CLI's own tools, which act outside the envelope: its seat's
-    /// recipe must leave its model none.
-    Containment,
-}
-
-impl Family {
-    /// Every family, in report order.
-    pub const ALL: [Family; 7] = [
-        Family::Matrix,
-        Family::Drain,
-        Family::Retryable,
-        Family::Annotate,
-        Family::Messaging,
-        Family::FailClosed,
-        Family::Containment,
-    ];
-
-    /// The wire spelling.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Matrix => "matrix",
-            Family::Drain => "drain",
-            Family::Retryable => "retryable",
-            Family::Annotate => "annotate",
-            Family::Messaging => "messaging",
-            Family::FailClosed => "fail_closed",
-            Family::Containment => "containment",
-        }
-    }
-}
-
-impl std::fmt::Display for Family {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One world a case runs in: one matrix row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,7 +104,7 @@ impl Condition {
         site.child("description").text(&self.description, MAX_TEXT)?;
         crate::input::world_options::check(&self.world, &site.child("world"))?;
         if let Some(expectation) = &self.expect_turn {
-            expectation.check(&site.child("expectTurn"))?;
+            expect_turn::check(expectation, &site.child("expectTurn"))?;
         }
         if let Some(text) = &self.requires_declared_steps {
             site.child("requiresDeclaredSteps").text(text, MAX_TEXT)?;

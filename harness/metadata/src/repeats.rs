@@ -9,7 +9,7 @@
 //! bounds are rounded to 4 decimals so the manifest's bytes never depend
 //! on the last bit of a float.
 
-use crate::vocab::CellStatus;
+use crate::status::CellStatus;
 use serde::{Deserialize, Serialize};
 
 /// The two-sided 95 % standard normal quantile.
@@ -99,7 +99,7 @@ fn round4(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::{wilson_interval, Repeats};
-    use crate::vocab::CellStatus::{Fail, NotExercised, Pass};
+    use crate::status::CellStatus::{Fail, NotExercised, Pass};
 
     #[test]
     fn wilson_intervals_match_published_values() {
