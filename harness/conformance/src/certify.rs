@@ -152,10 +152,8 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
 fn evidence_lines(report: &Report) -> Result<String, CanonicalError> {
     let mut text = String::new();
     for run in &report.cells {
-        let first = (&run.cell, &run.evidence, &run.grading);
-        let again = run.reruns.iter().map(|again| (&again.cell, &again.evidence, &again.grading));
-        for (cell, evidence, grading) in std::iter::once(first).chain(again) {
-            let Some(grading) = grading.clone() else {
+        for (cell, evidence, grading) in run.runs() {
+            let Some(grading) = grading.cloned() else {
                 return Err(CanonicalError(format!("cell {} kept no grading evidence", run.key.trial_name())));
             };
             let line = EvidenceLine {

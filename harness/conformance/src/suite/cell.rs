@@ -68,6 +68,16 @@ pub struct CellRun {
     pub reruns: Vec<Rerun>,
 }
 
+impl CellRun {
+    /// Every run of the cell, the first first: its verdict, its record
+    /// hashes, and what it was graded from when that was kept.
+    pub fn runs(&self) -> impl Iterator<Item = (&Cell, &CellEvidence, Option<&GradingEvidence>)> {
+        let first = (&self.cell, &self.evidence, self.grading.as_ref());
+        std::iter::once(first)
+            .chain(self.reruns.iter().map(|again| (&again.cell, &again.evidence, again.grading.as_ref())))
+    }
+}
+
 /// A later run of a repeated cell: its verdict and its evidence.
 #[derive(Debug, Clone)]
 pub struct Rerun {

@@ -94,11 +94,7 @@ fn report_with(
         selection,
         case_set_hash,
         cells,
-        evidence: runs
-            .iter()
-            .flat_map(|r| std::iter::once(&r.evidence).chain(r.reruns.iter().map(|again| &again.evidence)))
-            .cloned()
-            .collect(),
+        evidence: runs.iter().flat_map(CellRun::runs).map(|(_, evidence, _)| evidence.clone()).collect(),
         world_hashes: hashed(&runs),
     })?;
     // The two renderings are independent; they run side by side on the pool.
@@ -109,8 +105,8 @@ fn report_with(
 /// The manifest's cell of a run: the first run's, with every run's
 /// verdict when it was repeated.
 fn with_repeats(run: &CellRun) -> Cell {
-    let statuses = std::iter::once(&run.cell).chain(run.reruns.iter().map(|again| &again.cell));
-    Cell { repeats: Repeats::of_runs(statuses.map(|c| c.status).collect()), ..run.cell.clone() }
+    let statuses = run.runs().map(|(cell, _, _)| cell.status).collect();
+    Cell { repeats: Repeats::of_runs(statuses), ..run.cell.clone() }
 }
 
 /// The world hashes the run cells computed, by (case, condition).

@@ -322,8 +322,7 @@ fn meaning_of(moved: &Moved) -> String {
 /// How a cell repeated in both runs moved: significantly (a regression or
 /// a fix, by the pass rate's direction), as noise, or not at all by its
 /// pass rate (`None`: then its fields decide).
-fn repeated_change(a: RunCount, b: RunCount) -> Option<Change> {
-    let p = fisher_two_sided(a.passes, a.runs, b.passes, b.runs);
+fn repeated_change(a: RunCount, b: RunCount, p: f64) -> Option<Change> {
     let (rate_a, rate_b) = (u64::from(a.passes) * u64::from(b.runs), u64::from(b.passes) * u64::from(a.runs));
     if p < SIGNIFICANCE {
         return Some(if rate_b < rate_a { Change::Regression } else { Change::Fix });
@@ -331,13 +330,20 @@ fn repeated_change(a: RunCount, b: RunCount) -> Option<Change> {
     (a.is_flaky() || b.is_flaky() || rate_a != rate_b).then_some(Change::Flaky)
 }
 
-fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>) -> Option<Change> {
+/// For a cell repeated in both runs: the two-sided p-value of Fisher's
+/// exact test on the two pass rates.
+fn p_value_of(before: Option<&ReadCell>, after: Option<&ReadCell>) -> Option<f64> {
+    let (a, b) = before.and_then(|a| a.runs).zip(after.and_then(|b| b.runs))?;
+    Some(fisher_two_sided(a.passes, a.runs, b.passes, b.runs))
+}
+
+fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>, p_value: Option<f64>) -> Option<Change> {
     match (before, after) {
         (None, None) => None,
         (None, Some(_)) => Some(Change::Added),
         (Some(_), None) => Some(Change::Removed),
         (Some(a), Some(b)) => {
-            if let Some(change) = a.runs.zip(b.runs).and_then(|(x, y)| repeated_change(x, y)) {
+            if let Some(change) = a.runs.zip(b.runs).zip(p_value).and_then(|((x, y), p)| repeated_change(x, y, p)) {
                 return Some(change);
             }
             let causes_differ = matches!((&a.causes, &b.causes), (Some(x), Some(y)) if x != y);
@@ -384,8 +390,9 @@ fn changed_cells(a: &ReadManifest, b: &ReadManifest, shared: &BTreeSet<&str>) ->
         if !shared.contains(&*key.2) {
             continue;
         }
-        let Some(change) = change_of(before, after) else { continue };
-        cells.push(cell_change(a, b, key, change, before, after));
+        let p_value = p_value_of(before, after);
+        let Some(change) = change_of(before, after, p_value) else { continue };
+        cells.push(cell_change(a, b, key, (change, p_value), before, after));
     }
     // The merge yields cells by (case, condition, column); a stable sort
     // by change alone keeps that order within each group.
@@ -397,7 +404,7 @@ fn cell_change(
     a: &ReadManifest,
     b: &ReadManifest,
     key: &CellAt,
-    change: Change,
+    (change, p_value): (Change, Option<f64>),
     before: Option<&ReadCell>,
     after: Option<&ReadCell>,
 ) -> CellChange {
@@ -411,9 +418,6 @@ fn cell_change(
         family,
         before: before.map(CellView::from),
         after: after.map(CellView::from),
-        p_value: before
-            .and_then(|a| a.runs)
-            .zip(after.and_then(|b| b.runs))
-            .map(|(a, b)| fisher_two_sided(a.passes, a.runs, b.passes, b.runs)),
+        p_value,
     }
 }
