@@ -58,6 +58,16 @@ impl Repeats {
         (statuses.len() > 1).then(|| Repeats::of(statuses))
     }
 
+    /// Whether these repeats are what their statuses make them: more than
+    /// one run, and the counts, interval, pass^k and pass@k of exactly
+    /// those statuses. A file read back states all of them; a reader
+    /// that trusted `runs` or `passes` over the statuses could be told
+    /// 10 passes of 3 runs, or a rate outside [0, 1].
+    #[must_use]
+    pub fn holds(&self) -> bool {
+        self.statuses.len() > 1 && Repeats::of(self.statuses.clone()) == *self
+    }
+
     /// Some runs passed and some did not.
     #[must_use]
     pub fn is_flaky(&self) -> bool {
@@ -110,6 +120,29 @@ mod tests {
         assert_eq!(wilson_interval(3, 5), [0.2307, 0.8824]);
         assert_eq!(wilson_interval(50, 100), [0.4038, 0.5962]);
         assert_eq!(wilson_interval(0, 0), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn only_repeats_their_statuses_make_hold() {
+        let made = Repeats::of(vec![Pass, Fail, Pass]);
+        assert!(made.holds());
+        let mut more_passes = made.clone();
+        more_passes.passes = 10;
+        let mut no_runs = made.clone();
+        no_runs.runs = 0;
+        let mut outside = made.clone();
+        outside.interval = [-1.5, 2.0];
+        let mut reversed = made.clone();
+        reversed.interval = [made.interval[1], made.interval[0]];
+        let mut fewer_statuses = made.clone();
+        fewer_statuses.statuses.pop();
+        let mut all_claimed = made.clone();
+        all_claimed.pass_all = true;
+        let wrong = [more_passes, no_runs, outside, reversed, fewer_statuses, all_claimed, Repeats::of(vec![Pass])];
+        for repeats in &wrong {
+            assert!(!repeats.holds(), "{repeats:?}");
+        }
+        assert_eq!(wrong.len(), 7);
     }
 
     #[test]

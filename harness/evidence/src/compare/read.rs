@@ -339,6 +339,8 @@ struct Rows {
     first_use: HashMap<Text, Position>,
     /// The first cell given a second time.
     twice: Option<Position>,
+    /// The first cell whose repeats are not what its runs' statuses make.
+    wrong_repeats: Option<Position>,
 }
 
 impl Rows {
@@ -349,12 +351,20 @@ impl Rows {
             if !self.first_use.contains_key(&*column) {
                 self.first_use.insert(Arc::clone(&column), (r, c));
             }
+            // Repeats are checked as `verify` checks them against the
+            // evidence, from what the manifest itself states: counts that
+            // disagree with the statuses would otherwise be trusted by
+            // the significance test.
+            let first_run_shown = cell.repeats.as_ref().is_none_or(|r| r.statuses.first() == Some(&cell.status));
+            if !cell.repeats.as_ref().is_none_or(Repeats::holds) || !first_run_shown {
+                self.wrong_repeats.get_or_insert((r, c));
+            }
             let read = ReadCell {
                 status: cell.status,
                 refused_by: self.interner.all(&cell.refused_by),
                 reason_codes: self.interner.all(&cell.reason_codes),
                 causes: cell.causes.as_deref().map(|causes| self.interner.all(causes)),
-                runs: cell.repeats.map(|r| RunCount { passes: r.passes.min(r.runs), runs: r.runs }),
+                runs: cell.repeats.map(|r| RunCount { passes: r.passes, runs: r.runs }),
             };
             if self.cells.insert((Arc::clone(&case), Arc::clone(&condition), column), read).is_some() {
                 self.twice.get_or_insert((r, c));
@@ -367,13 +377,19 @@ impl Rows {
     fn refusal(&self, columns: &[RawColumn]) -> Result<(), Refusal> {
         let declared: HashSet<&str> = columns.iter().map(|c| c.id.as_str()).collect();
         let undeclared = self.first_use.iter().filter(|(id, _)| !declared.contains(&***id)).map(|(_, at)| *at).min();
-        match (undeclared, self.twice) {
-            // A cell given twice is a later one than the first use of its column.
-            (Some((r, c)), twice) if twice.is_none_or(|twice| (r, c) < twice) => {
-                Err((format!("/rows/{r}/cells/{c}/columnId"), "the id of a column the manifest declares".into()))
-            }
-            (_, Some((r, c))) => Err((format!("/rows/{r}/cells/{c}"), "each (case, condition, column) once".into())),
-            _ => Ok(()),
+        let undeclared = undeclared.map(|(r, c)| {
+            ((r, c), format!("/rows/{r}/cells/{c}/columnId"), "the id of a column the manifest declares")
+        });
+        let twice =
+            self.twice.map(|(r, c)| ((r, c), format!("/rows/{r}/cells/{c}"), "each (case, condition, column) once"));
+        let wrong_repeats = self.wrong_repeats.map(|(r, c)| {
+            ((r, c), format!("/rows/{r}/cells/{c}/repeats"), "repeats of two or more runs whose counts, interval, pass^k and pass@k are those of its statuses, the first of them the cell's status")
+        });
+        // The first problem in document order; a cell given twice is a
+        // later one than the first use of its column.
+        match [undeclared, twice, wrong_repeats].into_iter().flatten().min_by_key(|(at, _, _)| *at) {
+            Some((_, pointer, expected)) => Err((pointer, expected.into())),
+            None => Ok(()),
         }
     }
 }

@@ -182,3 +182,39 @@ fn diff_prints_flaky_cells_apart_with_their_runs_and_p_value() {
     let table = markdown(&compared);
     assert!(table.contains("| | Regressions | Fixes | Added | Removed | Other | Flaky |"), "{table}");
 }
+
+#[test]
+fn diff_refuses_repeats_their_statuses_do_not_make() {
+    use CellStatus::{Fail, Pass};
+    let made = serde_json::to_value(Repeats::of(vec![Pass, Pass, Pass])).unwrap();
+    let mut wrong = Vec::new();
+    // 10 passes of 3 runs; 0 runs; 0 of 2^32 - 1, which a sum in 32 bits
+    // wrapped; an interval outside [0, 1], or reversed; fewer statuses
+    // than runs; a first run that is not the cell's status; one run.
+    for (key, value) in [
+        ("passes", json!(10)),
+        ("runs", json!(0)),
+        ("runs", json!(u32::MAX)),
+        ("interval", json!([-1.5, 2])),
+        ("interval", json!([1, 0.4385])),
+        ("statuses", json!(["pass", "pass"])),
+        ("statuses", json!(["fail", "pass", "pass"])),
+    ] {
+        let mut repeats = made.clone();
+        repeats[key] = value;
+        wrong.push(repeats);
+    }
+    let mut once = serde_json::to_value(Repeats::of(vec![Fail])).unwrap();
+    once["statuses"] = json!(["pass"]);
+    wrong.push(once);
+    let path = crate::support::suite_root().join("reports/conformance.json");
+    let committed: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for repeats in &wrong {
+        let mut manifest = committed.clone();
+        manifest["rows"][0]["cells"][0]["status"] = json!("pass");
+        manifest["rows"][0]["cells"][0]["repeats"] = repeats.clone();
+        let error = parse_manifest(Path::new("a.json"), &serde_json::to_vec(&manifest).unwrap()).unwrap_err();
+        assert_eq!(error.pointer, "/rows/0/cells/0/repeats", "{repeats}: {error}");
+    }
+    assert_eq!(wrong.len(), 8);
+}
