@@ -4,10 +4,13 @@
 //! takes ([`sharedos_grading::assemble`]), so it and the evidence are the
 //! unsharded run's byte for byte; the statement is made anew over them.
 //!
-//! Every part is checked before anything is joined: its files match the
-//! digests its statement lists, it is a shard, it states what the others
-//! state (harness, rules, hashes, column, suite files, shard count), and it
-//! holds exactly its own rows. Gaps and overlaps are refused by index.
+//! Every part is checked before anything is joined, as `verify` checks a
+//! bundle (digests, hashes, every verdict graded again, its own rows and
+//! no others, its repeats, a shard index within its count), then against
+//! the others: it states what they state (harness, rules, hashes, column,
+//! suite files, shard count). Gaps and overlaps are refused by index.
+//! Nothing costs more for a larger stated count: the gap is found and
+//! named from the indexes of the parts given.
 
 use crate::bundle::{
     read_regular, BundleFile, EvidenceLine, WriteError, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE, SUITE_DIR,
@@ -71,13 +74,15 @@ pub enum MergeError {
         /// What was wrong.
         detail: String,
     },
-    /// A part's files do not match its statement.
-    #[error("merge {}: the bundle is damaged: {failure}", part.display())]
+    /// A part does not verify.
+    #[error("merge {}: it does not verify: {failure}{}", part.display(), more_failures(*more, part))]
     Damaged {
         /// The part.
         part: PathBuf,
         /// The first thing wrong.
         failure: Box<Failure>,
+        /// How many other things are wrong.
+        more: usize,
     },
     /// A part is a whole bundle, not a shard.
     #[error("merge {}: it is a whole bundle, not a shard (certify it with --shard I/N)", part.display())]
@@ -89,13 +94,10 @@ pub enum MergeError {
     #[error(transparent)]
     Differs(Box<Disagreement>),
     /// Shards of the count are missing.
-    #[error(
-        "merge: shard {} of {count} is missing (a gap: the merged bundle would not cover the suite)",
-        list(missing)
-    )]
+    #[error("merge: {} (a gap: the merged bundle would not cover the suite)", missing_shards(missing, *count))]
     Gap {
-        /// The missing indexes.
-        missing: Vec<u32>,
+        /// The missing indexes, as inclusive ranges in order.
+        missing: Vec<(u32, u32)>,
         /// The shard count.
         count: u32,
     },
@@ -108,18 +110,6 @@ pub enum MergeError {
         first: PathBuf,
         /// The other.
         second: PathBuf,
-    },
-    /// A part's cells are not its shard's.
-    #[error("merge {}: shard {shard} {problem} cell {cell}", part.display())]
-    Misplaced {
-        /// The part.
-        part: PathBuf,
-        /// Its shard.
-        shard: Shard,
-        /// `holds the foreign` or `lacks the`.
-        problem: &'static str,
-        /// `case/condition/column`.
-        cell: String,
     },
     /// The manifest could not be assembled.
     #[error(transparent)]
@@ -152,8 +142,35 @@ pub struct Disagreement {
     pub first_shard: Shard,
 }
 
-fn list(indexes: &[u32]) -> String {
-    indexes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+fn more_failures(more: usize, part: &Path) -> String {
+    match more {
+        0 => String::new(),
+        _ => format!(" (and {more} more: `verify {}` lists them)", part.display()),
+    }
+}
+
+/// How many ranges of missing shards an error names before it counts the rest.
+const RANGES_SHOWN: usize = 8;
+
+/// The missing shards in words, at most [`RANGES_SHOWN`] ranges long.
+fn missing_shards(missing: &[(u32, u32)], count: u32) -> String {
+    let total: u64 = missing.iter().map(|(low, high)| u64::from(high - low) + 1).sum();
+    let mut shown: Vec<String> = Vec::new();
+    for (low, high) in missing.iter().take(RANGES_SHOWN) {
+        match high - low {
+            0 => shown.push(low.to_string()),
+            1 => shown.extend([low.to_string(), high.to_string()]),
+            _ => shown.push(format!("{low}-{high}")),
+        }
+    }
+    if missing.len() > RANGES_SHOWN {
+        shown.push(format!("and {} more ranges", missing.len() - RANGES_SHOWN));
+    }
+    match shown.as_slice() {
+        [one] if total == 1 => format!("shard {one} of {count} is missing"),
+        [low, high] if total == 2 => format!("shards {low} and {high} of {count} are missing"),
+        _ => format!("{total} of the {count} shards are missing: {}", shown.join(", ")),
+    }
 }
 
 /// One part, read and checked on its own.
@@ -204,9 +221,6 @@ pub fn prepare(request: MergeRequest<'_>) -> Result<Prepared, MergeError> {
     } else {
         vec![ADVERSARY_ID.to_string(), column_id.clone()]
     };
-    for part in &parts {
-        check_rows(&suite, &columns, part)?;
-    }
     let (files, cells) = merged_files(&parts, &suite, columns, request.sign_key)?;
     let merged = Merged {
         column: column_id,
@@ -231,10 +245,13 @@ fn read_part(path: &Path) -> Result<Part, MergeError> {
     let bytes = read_regular(&dir.join(STATEMENT_FILE)).map_err(|e| unreadable(format!("{STATEMENT_FILE}: {e}")))?;
     let statement: Statement = serde_json::from_slice(&bytes)
         .map_err(|e| unreadable(format!("{STATEMENT_FILE}: expected an in-toto Statement v1 ({e})")))?;
-    let mut failures = Vec::new();
-    crate::verify::check_subjects(&dir, &statement, &mut failures).map_err(|e| unreadable(e.to_string()))?;
-    if let Some(failure) = failures.into_iter().next() {
-        return Err(MergeError::Damaged { part: path.to_path_buf(), failure: Box::new(failure) });
+    // As `verify` would check it: a part whose files were edited and
+    // their digests made to match still fails here, named.
+    let verification = crate::verify::verify_unpacked(&dir, path, unpacked.is_some())
+        .map_err(|e| MergeError::Unreadable { part: path.to_path_buf(), detail: e.detail })?;
+    let mut failures = verification.failures.into_iter();
+    if let Some(failure) = failures.next() {
+        return Err(MergeError::Damaged { part: path.to_path_buf(), failure: Box::new(failure), more: failures.len() });
     }
     let shard = statement.predicate.shard.ok_or_else(|| MergeError::NotAShard { part: path.to_path_buf() })?;
     let text = read_regular(&dir.join(EVIDENCE_FILE))
@@ -302,7 +319,8 @@ fn check_same(first: &Part, part: &Part) -> Result<(), MergeError> {
     Ok(())
 }
 
-/// Every index from 1 to the count, once each.
+/// Every index from 1 to the count, once each (`parts` sorted by index,
+/// each index within the count, as `verify` saw to).
 fn check_partition(parts: &[Part]) -> Result<(), MergeError> {
     let count = parts.first().map_or(0, |p| p.shard.count);
     for pair in parts.windows(2) {
@@ -312,32 +330,23 @@ fn check_partition(parts: &[Part]) -> Result<(), MergeError> {
             }
         }
     }
-    let missing: Vec<u32> = (1..=count).filter(|i| !parts.iter().any(|p| p.shard.index == *i)).collect();
+    // The ranges between the indexes given: as many as the parts, never
+    // as many as the count a part states.
+    let mut missing = Vec::new();
+    let mut next = 1u64;
+    let after_last = u64::from(count) + 1;
+    for index in parts.iter().map(|p| u64::from(p.shard.index)).chain([after_last]) {
+        if index > next {
+            // Both ends are within 1..=count, which is a u32.
+            let end = |i: u64| u32::try_from(i).unwrap_or(count);
+            missing.push((end(next), end(index - 1)));
+        }
+        next = index + 1;
+    }
     if missing.is_empty() {
         Ok(())
     } else {
         Err(MergeError::Gap { missing, count })
-    }
-}
-
-/// The part holds the run cells of its shard's rows, and no other.
-fn check_rows(suite: &Suite, columns: &[String], part: &Part) -> Result<(), MergeError> {
-    let selection = Selection { columns: columns.to_vec(), shard: Some(part.shard), ..Selection::default() };
-    let expected: Vec<CellKey> =
-        plan(suite, &selection).into_iter().filter(|p| p.declared.is_none()).map(|p| p.key).collect();
-    let held: std::collections::BTreeSet<CellKey> = part.lines.iter().map(|(line, _)| line.key()).collect();
-    let misplaced = |problem, cell: &CellKey| MergeError::Misplaced {
-        part: part.path.clone(),
-        shard: part.shard,
-        problem,
-        cell: cell.trial_name(),
-    };
-    if let Some(foreign) = held.iter().find(|key| !expected.contains(key)) {
-        return Err(misplaced("holds the foreign", foreign));
-    }
-    match expected.iter().find(|key| !held.contains(*key)) {
-        Some(lacking) => Err(misplaced("lacks the", lacking)),
-        None => Ok(()),
     }
 }
 
@@ -376,7 +385,8 @@ fn merged_files(
             cells.push((planned.key, declared));
             continue;
         }
-        // Every run cell is some part's: `check_rows` saw to it.
+        // Every run cell is some part's: each part verified as holding
+        // its shard's rows, and the shards cover every index.
         let Some(runs) = lines.get(&planned.key) else { continue };
         for (line, text) in runs {
             evidence.push(CellEvidence { repeat: line.repeat, ..evidence_of(&planned.key, &line.grading.records)? });
@@ -428,4 +438,20 @@ fn suite_files(first: &Part) -> Result<Vec<BundleFile>, MergeError> {
         files.push(BundleFile { name: subject.name.clone(), bytes });
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_shards;
+
+    #[test]
+    fn missing_shards_read_as_words_and_stay_short() {
+        assert_eq!(missing_shards(&[(3, 3)], 3), "shard 3 of 3 is missing");
+        assert_eq!(missing_shards(&[(2, 3)], 3), "shards 2 and 3 of 3 are missing");
+        assert_eq!(missing_shards(&[(1, 1), (3, 3)], 3), "shards 1 and 3 of 3 are missing");
+        assert_eq!(missing_shards(&[(1, 1), (3, 4)], 4), "3 of the 4 shards are missing: 1, 3, 4");
+        let many: Vec<(u32, u32)> = (0..1_000).map(|i| (2 * i + 1, 2 * i + 1)).collect();
+        let text = missing_shards(&many, 2_000);
+        assert_eq!(text, "1000 of the 2000 shards are missing: 1, 3, 5, 7, 9, 11, 13, 15, and 992 more ranges");
+    }
 }

@@ -113,6 +113,13 @@ impl Given<'_> {
     }
 }
 
+/// Verifies a bundle already unpacked into `folder` (`merge` unpacks each
+/// part once and reads it after), naming it `given` in errors, as
+/// [`verify`] names what it was given.
+pub(crate) fn verify_unpacked(folder: &Path, given: &Path, archive: bool) -> Result<Verification, VerifyError> {
+    verify_folder(folder, Given { path: given, archive }, VerifyOptions::default())
+}
+
 fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
     let unreadable = |detail: String| given.error(Some(STATEMENT_FILE), detail);
     let statement_bytes = read_regular(&bundle.join(STATEMENT_FILE)).map_err(|e| unreadable(e.to_string()))?;

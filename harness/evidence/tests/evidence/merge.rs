@@ -76,7 +76,10 @@ fn merge_refuses_a_gap_naming_the_missing_shard() {
     let dir = scratch();
     let parts = adversary_parts(dir.path());
     let error = merge_into(&dir.path().join("out"), &parts[..2]).unwrap_err();
-    assert!(matches!(&error, MergeError::Gap { missing, count: 3 } if missing == &[3]), "{error}");
+    assert!(matches!(&error, MergeError::Gap { missing, count: 3 } if missing == &[(3, 3)]), "{error}");
+    assert!(error.to_string().starts_with("merge: shard 3 of 3 is missing (a gap"), "{error}");
+    let error = merge_into(&dir.path().join("out"), &parts[..1]).unwrap_err();
+    assert!(error.to_string().starts_with("merge: shards 2 and 3 of 3 are missing (a gap"), "{error}");
     assert!(!dir.path().join("out").exists());
 }
 
@@ -103,17 +106,20 @@ fn merge_refuses_shards_of_another_column_count_or_suite() {
     certify_shard(&four, "adversary-embedded", 1, None, Some(Shard { index: 3, count: 4 }));
     let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), four]).unwrap_err();
     assert!(matches!(&error, MergeError::Differs(d) if d.what == "the shard count"), "{error}");
-    // Another suite: a part whose statement states another case set.
+    // Another suite: a part certified over a case reworded, which leaves
+    // the case-set hash alone but not the suite's files.
+    let root = dir.path().join("root");
+    for folder in ["cases", "adversaries"] {
+        copy_dir(&crate::support::suite_root().join(folder), &root.join(folder));
+    }
+    let case = root.join("cases/forged-grant.json");
+    let text = std::fs::read_to_string(&case).unwrap();
+    std::fs::write(&case, text.replacen("\"description\": \"", "\"description\": \"Edited: ", 1)).unwrap();
     let edited = dir.path().join("edited");
-    copy_dir(&parts[2], &edited);
-    let statement_path = edited.join(STATEMENT_FILE);
-    let text = std::fs::read_to_string(&statement_path).unwrap();
-    let mut statement: serde_json::Value = serde_json::from_str(&text).unwrap();
-    statement["predicate"]["caseSetHash"] = serde_json::json!("0".repeat(64));
-    std::fs::write(&statement_path, serde_json::to_vec_pretty(&statement).unwrap()).unwrap();
+    crate::support::certify_from(&root, &edited, "adversary-embedded", Some(Shard { index: 3, count: 3 }));
     let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), edited]).unwrap_err();
     assert!(
-        matches!(&error, MergeError::Differs(d) if d.what == "the case-set hash" && d.found == "0".repeat(64)),
+        matches!(&error, MergeError::Differs(d) if d.what == "the suite file suite/cases/forged-grant.json as"),
         "{error}"
     );
     assert!(!dir.path().join("out").exists());
@@ -131,6 +137,7 @@ fn merge_refuses_a_damaged_part_and_a_whole_bundle() {
     std::fs::write(&evidence, bytes).unwrap();
     let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), damaged]).unwrap_err();
     assert!(matches!(&error, MergeError::Damaged { failure, .. } if failure.code() == "digest_mismatch"), "{error}");
+    assert!(error.to_string().contains("damaged: it does not verify: "), "{error}");
     let error = merge_into(&dir.path().join("out"), &[crate::support::bundle().to_path_buf()]).unwrap_err();
     assert!(matches!(error, MergeError::NotAShard { .. }), "{error}");
 }
@@ -140,5 +147,82 @@ fn copy_dir(from: &Path, to: &Path) {
         let target = to.join(&name);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::copy(from.join(&name), target).unwrap();
+    }
+}
+
+/// A copy of `part` edited by `edit`, its digests made to match again:
+/// what someone who edits an unsigned part would do to hide the edit.
+fn forged(dir: &Path, part: &Path, name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
+    let copy = dir.join(name);
+    copy_dir(part, &copy);
+    edit(&copy);
+    crate::support::reseal(&copy);
+    copy
+}
+
+fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    edit(&mut value);
+    std::fs::write(path, serde_json::to_vec(&value).unwrap()).unwrap();
+}
+
+#[test]
+fn merge_refuses_a_part_verify_refuses_though_its_digests_match() {
+    use crate::support::{read_lines, write_lines};
+    let dir = scratch();
+    let parts = adversary_parts(dir.path());
+    // A forged verdict, in the manifest and in its evidence line.
+    let verdict = forged(dir.path(), &parts[2], "verdict", |bundle| {
+        edit_json(&bundle.join(MANIFEST_FILE), |m| m["rows"][0]["cells"][0]["status"] = "fail".into());
+        let mut lines = read_lines(bundle);
+        lines[0]["cell"]["status"] = "fail".into();
+        write_lines(bundle, &lines);
+    });
+    // A row of shard 1, added to shard 3's evidence.
+    let foreign = forged(dir.path(), &parts[2], "foreign", |bundle| {
+        let mut lines = read_lines(bundle);
+        lines.push(read_lines(&parts[0])[0].clone());
+        write_lines(bundle, &lines);
+    });
+    // One cell's line given twice.
+    let twice = forged(dir.path(), &parts[2], "twice", |bundle| {
+        let mut lines = read_lines(bundle);
+        lines.insert(1, lines[0].clone());
+        write_lines(bundle, &lines);
+    });
+    // An index outside its count.
+    let zero = forged(dir.path(), &parts[2], "zero", |bundle| {
+        edit_json(&bundle.join(STATEMENT_FILE), |s| s["predicate"]["shard"]["index"] = 0.into());
+    });
+    let cases =
+        [(verdict, "verdict_mismatch"), (foreign, "extra_cell"), (twice, "summary_mismatch"), (zero, "unparsable")];
+    for (part, code) in &cases {
+        let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), part.clone()]);
+        let error = error.unwrap_err();
+        match &error {
+            MergeError::Damaged { part: named, .. } => {
+                assert_eq!(named, part, "{error}");
+                assert!(codes(&verify_plain(part)).contains(code), "{error}");
+            }
+            other => panic!("{}: {other}", part.display()),
+        }
+        assert!(!dir.path().join("out").exists());
+    }
+    assert_eq!(cases.len(), 4);
+}
+
+#[test]
+fn a_gap_is_named_in_words_bounded_whatever_count_a_part_states() {
+    let dir = scratch();
+    for count in [100_000, u32::MAX] {
+        let part = dir.path().join(format!("one-of-{count}"));
+        certify_shard(&part, "adversary-embedded", 1, None, Some(Shard { index: 1, count }));
+        let error = merge_into(&dir.path().join("out"), std::slice::from_ref(&part)).unwrap_err();
+        assert!(matches!(&error, MergeError::Gap { missing, .. } if missing == &[(2, count)]), "{error}");
+        let text = error.to_string();
+        assert_eq!(
+            text,
+            format!("merge: {} of the {count} shards are missing: 2-{count} (a gap: the merged bundle would not cover the suite)", count - 1)
+        );
     }
 }

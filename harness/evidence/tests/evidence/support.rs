@@ -42,6 +42,14 @@ pub fn certify_shard(
     let _ = certify(request).unwrap();
 }
 
+/// Certifies part of `column`'s rows over the suite at `root`.
+pub fn certify_from(root: &Path, out: &Path, column: &str, shard: Option<Shard>) {
+    let suite = load_suite(root).unwrap();
+    let request =
+        CertifyRequest { suite: &suite, root, column_id: column, jobs: 1, sign_key: None, out, shard, repeat: 1 };
+    let _ = certify(request).unwrap();
+}
+
 /// Certifies part of `column`'s rows, each cell of a seated column run
 /// `repeat` times.
 pub fn certify_runs(out: &Path, column: &str, shard: Option<Shard>, repeat: u32) {
