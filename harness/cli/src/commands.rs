@@ -5,9 +5,10 @@ use crate::args::{Command, Format, RunArgs, SelectArgs};
 use crate::baseline::read_baseline;
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
+use crate::outputs::{Input, Kind, Output};
 use serde_json::json;
 use sharedos_conformance::suite::event::{run_events, RunEvent};
-use sharedos_conformance::suite::lifecycle::{settle, RunMode};
+use sharedos_conformance::suite::lifecycle::{settle, RunMode, REPORT_FILES};
 use sharedos_conformance::suite::matrix::RunSettings;
 use sharedos_conformance::suite::report::run_and_report;
 use sharedos_conformance::suite::reporter::human::human_lines;
@@ -20,6 +21,7 @@ use sharedos_grading::input::error::LoadError;
 use sharedos_grading::input::loader::{load_seat, load_suite, Suite};
 use sharedos_grading::output::atomic::write_if_changed;
 use sharedos_grading::plan::{plan, PlannedCell, Selection};
+use std::path::PathBuf;
 
 /// Runs one subcommand and returns how it ended.
 pub fn dispatch(command: Command, interrupt: &Interrupt) -> Exit {
@@ -107,6 +109,9 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
         Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
+    if let Err(exit) = check_run_outputs(args, mode) {
+        return exit;
+    }
     let baseline = match read_baseline(args.baseline.as_deref(), &suite) {
         Ok(baseline) => baseline,
         Err(exit) => return exit,
@@ -139,6 +144,10 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
             Verdicts { manifest_json: &report.manifest_json, markdown: &report.markdown },
             mode != RunMode::Check,
         );
+        if !outcome.unreadable.is_empty() {
+            outcome.unreadable.iter().for_each(|error| tell!("error: {error}"));
+            return Exit::InvalidInput;
+        }
         for moved in &outcome.written {
             tell!("verdicts written to {}: {moved}", file.display());
         }
@@ -175,5 +184,52 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
         Exit::ConformanceFailure
     } else {
         Exit::Success
+    }
+}
+
+/// The files `run`, `check` and `bless` are told to write, held to
+/// [`crate::outputs`]'s rule before anything runs; `check` reads
+/// `--verdicts` rather than writing it.
+fn check_run_outputs(args: &RunArgs, mode: RunMode) -> Result<(), Exit> {
+    let root = &args.select.root;
+    let read: Vec<(&'static str, PathBuf)> = [
+        ("the cases folder", root.join("cases")),
+        ("the adversaries folder", root.join("adversaries")),
+        ("the golden folder", root.join("golden")),
+    ]
+    .into_iter()
+    .chain(REPORT_FILES.iter().map(|file| ("the matrix report", root.join(file))))
+    .chain(args.select.seats.iter().map(|seat| ("--seat", seat.clone())))
+    .chain(args.baseline.iter().map(|baseline| ("--baseline", baseline.clone())))
+    .collect();
+    let markdown = args.verdicts.as_deref().map(sharedos_evidence::verdicts::markdown_path);
+    let mut inputs: Vec<Input<'_>> = read.iter().map(|(what, path)| Input { what, path }).collect();
+    let mut outputs: Vec<Output<'_>> = Vec::new();
+    if let Some(junit) = &args.junit {
+        outputs.push(Output { flag: "--junit", path: junit, kind: Kind::JUnit });
+    }
+    if let (Some(verdicts), Some(markdown)) = (&args.verdicts, &markdown) {
+        if mode == RunMode::Check {
+            inputs.push(Input { what: "--verdicts", path: verdicts });
+            inputs.push(Input { what: "the Markdown beside --verdicts", path: markdown });
+        } else {
+            outputs.push(Output { flag: "--verdicts", path: verdicts, kind: Kind::Manifest });
+            outputs.push(Output { flag: "--verdicts (its Markdown)", path: markdown, kind: Kind::Markdown });
+        }
+    }
+    crate::outputs::check(&outputs, &inputs).map_err(|refusal| {
+        tell!("error: failed to {refusal}");
+        Exit::Usage
+    })?;
+    // The verdicts `check` compares with are its input: one that is there
+    // and is no manifest is said now, before the run, and is not drift.
+    match &args.verdicts {
+        Some(verdicts) if mode == RunMode::Check && verdicts.symlink_metadata().is_ok() => {
+            sharedos_evidence::compare::read::read_manifest(verdicts).map(drop).map_err(|error| {
+                tell!("error: failed to read the committed verdicts: {error}");
+                Exit::InvalidInput
+            })
+        }
+        _ => Ok(()),
     }
 }

@@ -3,6 +3,7 @@
 use crate::args::{CertifyArgs, DiffArgs, DiffFormat, MergeArgs, VerifyArgs, VerifyFormat};
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
+use crate::outputs::{check, Input, Kind, Output};
 use serde_json::json;
 use sharedos_conformance::certify::{prepare, Certified, CertifyError, CertifyRequest};
 use sharedos_evidence::bundle::WriteError;
@@ -42,6 +43,16 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         tell!("error: say which column to certify: --column ID or --seat FILE");
         return Exit::Usage;
     };
+    let (cases, adversaries) = (args.root.join("cases"), args.root.join("adversaries"));
+    let mut inputs = vec![
+        Input { what: "the cases folder", path: &cases },
+        Input { what: "the adversaries folder", path: &adversaries },
+    ];
+    inputs.extend(args.seat.iter().map(|path| Input { what: "--seat", path }));
+    inputs.extend(args.baseline.iter().map(|path| Input { what: "--baseline", path }));
+    if let Err(exit) = check_out(&args.out, &inputs) {
+        return exit;
+    }
     if crate::mcp_seats::prepare(&mut suite).contains(&column) {
         return Exit::NothingSelected;
     }
@@ -202,7 +213,19 @@ pub fn diff(args: &DiffArgs) -> Exit {
     }
 }
 
+/// A bundle's `--out`, held to [`crate::outputs`]'s rule before anything runs.
+fn check_out(out: &Path, inputs: &[Input<'_>]) -> Result<(), Exit> {
+    check(&[Output { flag: "--out", path: out, kind: Kind::Bundle }], inputs).map_err(|refusal| {
+        tell!("error: failed to {refusal}");
+        Exit::Usage
+    })
+}
+
 pub fn merge(args: &MergeArgs, interrupt: &Interrupt) -> Exit {
+    let inputs: Vec<Input<'_>> = args.parts.iter().map(|path| Input { what: "the part", path }).collect();
+    if let Err(exit) = check_out(&args.out, &inputs) {
+        return exit;
+    }
     let key = match args.sign_key.as_deref().map(read_signing_key).transpose() {
         Ok(key) => key,
         Err(error) => {

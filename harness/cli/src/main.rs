@@ -32,6 +32,7 @@ mod evidence;
 use sharedos_conformance_metadata::exit;
 mod interrupt;
 mod mcp_seats;
+mod outputs;
 mod protocol_check;
 mod report;
 mod seat_start;

@@ -4,6 +4,7 @@
 use crate::args::ReportArgs;
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
+use crate::outputs::{check, Input, Kind, Output};
 use sharedos_evidence::page::golden::read_golden;
 use sharedos_evidence::page::input::{against, load};
 use sharedos_evidence::page::{render, Against, Page};
@@ -14,6 +15,16 @@ const DEFAULT_INPUT: &str = "reports/conformance.json";
 
 pub fn report(args: &ReportArgs, interrupt: &Interrupt) -> Exit {
     let input = args.input.clone().unwrap_or_else(|| args.root.join(DEFAULT_INPUT));
+    let golden_folder = args.root.join("golden");
+    let mut inputs =
+        vec![Input { what: "INPUT", path: &input }, Input { what: "the golden folder", path: &golden_folder }];
+    if let Some(other) = &args.against {
+        inputs.push(Input { what: "--against", path: other });
+    }
+    if let Err(refusal) = check(&[Output { flag: "--html", path: &args.html, kind: Kind::Page }], &inputs) {
+        tell!("error: failed to {refusal}");
+        return Exit::Usage;
+    }
     let loaded = match load(&input) {
         Ok(loaded) => loaded,
         Err(error) => {

@@ -33,7 +33,7 @@ use sharedos_grading::output::manifest::Manifest;
 use sharedos_grading::vocab::CellKey;
 use std::collections::BTreeMap;
 
-pub use html::{escape_html, escape_script_json};
+pub use html::{escape_html, escape_script_json, GENERATOR};
 
 /// The other run a page is compared with (`--against`).
 #[derive(Debug, Clone, Copy)]

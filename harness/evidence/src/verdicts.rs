@@ -17,15 +17,17 @@ use std::path::{Path, PathBuf};
 pub struct VerdictsOutcome {
     /// Each way the fresh verdicts differ from the committed ones.
     pub drift: Vec<String>,
-    /// Each file that could not be written, or a committed file that
-    /// could not be read.
+    /// Each file that could not be written.
     pub unwritten: Vec<String>,
+    /// A committed file that is not a manifest: never written over.
+    pub unreadable: Vec<String>,
     /// What moved, when the verdicts were written anew.
     pub written: Vec<String>,
 }
 
 /// The Markdown file beside `file`.
-fn markdown_path(file: &Path) -> PathBuf {
+#[must_use]
+pub fn markdown_path(file: &Path) -> PathBuf {
     file.with_extension("md")
 }
 
@@ -39,7 +41,8 @@ pub struct Verdicts<'a> {
 }
 
 /// Compares `verdicts` with `file`; when `write`, writes them
-/// there (and the Markdown beside it) if they moved or `file` is new.
+/// there (and the Markdown beside it) if they moved or `file` is new. A
+/// `file` that is there but is no manifest is left alone.
 pub fn compare_or_write(file: &Path, verdicts: Verdicts<'_>, write: bool) -> VerdictsOutcome {
     let mut outcome = VerdictsOutcome::default();
     let fresh = match parse_manifest(file, verdicts.manifest_json.as_bytes()) {
@@ -52,9 +55,10 @@ pub fn compare_or_write(file: &Path, verdicts: Verdicts<'_>, write: bool) -> Ver
     let drift = if file.exists() {
         match read_manifest(file) {
             Ok(committed) => describe(&diff(&committed, &fresh)),
-            Err(error) if write => vec![format!("{error}")],
+            // Whatever it is, it is not verdicts of this harness, and may
+            // be somebody's: it is neither compared nor written over.
             Err(error) => {
-                outcome.unwritten.push(format!("failed to read the committed verdicts: {error}"));
+                outcome.unreadable.push(format!("failed to read the committed verdicts: {error}"));
                 return outcome;
             }
         }

@@ -66,14 +66,41 @@ impl Verification {
     }
 }
 
-/// A bundle that cannot be read as one at all.
+/// A bundle that cannot be read as one at all, or a `--suite` that is no
+/// suite.
 #[derive(Debug, thiserror::Error)]
-#[error("read the bundle {}: {detail}", path.display())]
+#[error("read {what} {}: {detail}", path.display())]
 pub struct VerifyError {
+    /// What could not be read.
+    pub what: Unreadable,
     /// The file or folder.
     pub path: PathBuf,
     /// What was wrong.
     pub detail: String,
+}
+
+/// What [`VerifyError`] could not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The bundle, or one of its files.
+    Bundle,
+    /// The suite its case set is to be compared with.
+    Suite,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unreadable::Bundle => "the bundle",
+            Unreadable::Suite => "the suite",
+        })
+    }
+}
+
+impl VerifyError {
+    fn bundle(path: PathBuf, detail: String) -> VerifyError {
+        VerifyError { what: Unreadable::Bundle, path, detail }
+    }
 }
 
 /// Verifies the bundle at `bundle`: a folder, or an archive (`.tar`).
@@ -84,12 +111,38 @@ pub struct VerifyError {
 /// is a [`Failure`]. The error names `bundle`, never the temporary folder
 /// an archive is unpacked into.
 pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
+    // A suite to compare with that cannot be read is the caller's mistake,
+    // said before the bundle is read, not a failure of the bundle.
+    let suite = match options.suite {
+        Some(path) => Some(OtherSuite {
+            path,
+            case_set_hash: load_suite(path).map(|suite| case_set_hash(&suite).unwrap_or_default()).map_err(|e| {
+                VerifyError { what: Unreadable::Suite, path: path.to_path_buf(), detail: e.to_string() }
+            })?,
+        }),
+        None => None,
+    };
+    let checks = Checks { key: options.key, suite };
     if crate::archive::is_archive(bundle) && bundle.is_file() {
         let unpacked =
-            crate::archive::unpack(bundle).map_err(|e| VerifyError { path: bundle.to_path_buf(), detail: e.detail })?;
-        return verify_folder(unpacked.path(), Given { path: bundle, archive: true }, options);
+            crate::archive::unpack(bundle).map_err(|e| VerifyError::bundle(bundle.to_path_buf(), e.detail))?;
+        return verify_folder(unpacked.path(), Given { path: bundle, archive: true }, checks);
     }
-    verify_folder(bundle, Given { path: bundle, archive: false }, options)
+    verify_folder(bundle, Given { path: bundle, archive: false }, checks)
+}
+
+/// The suite named to compare a bundle's case set with, read.
+#[derive(Debug, Clone)]
+struct OtherSuite<'a> {
+    path: &'a Path,
+    case_set_hash: String,
+}
+
+/// What to check besides the bundle, read.
+#[derive(Debug, Clone, Default)]
+struct Checks<'a> {
+    key: Option<&'a VerifyingKey>,
+    suite: Option<OtherSuite<'a>>,
 }
 
 /// The bundle as the user named it, for errors: a folder's file is named
@@ -104,11 +157,9 @@ struct Given<'a> {
 impl Given<'_> {
     fn error(self, file: Option<&str>, detail: String) -> VerifyError {
         match file {
-            Some(file) if self.archive => {
-                VerifyError { path: self.path.to_path_buf(), detail: format!("{file}: {detail}") }
-            }
-            Some(file) => VerifyError { path: self.path.join(file), detail },
-            None => VerifyError { path: self.path.to_path_buf(), detail },
+            Some(file) if self.archive => VerifyError::bundle(self.path.to_path_buf(), format!("{file}: {detail}")),
+            Some(file) => VerifyError::bundle(self.path.join(file), detail),
+            None => VerifyError::bundle(self.path.to_path_buf(), detail),
         }
     }
 }
@@ -117,10 +168,10 @@ impl Given<'_> {
 /// part once and reads it after), naming it `given` in errors, as
 /// [`verify`] names what it was given.
 pub(crate) fn verify_unpacked(folder: &Path, given: &Path, archive: bool) -> Result<Verification, VerifyError> {
-    verify_folder(folder, Given { path: given, archive }, VerifyOptions::default())
+    verify_folder(folder, Given { path: given, archive }, Checks::default())
 }
 
-fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) -> Result<Verification, VerifyError> {
+fn verify_folder(bundle: &Path, given: Given<'_>, checks: Checks<'_>) -> Result<Verification, VerifyError> {
     let unreadable = |detail: String| given.error(Some(STATEMENT_FILE), detail);
     let statement_bytes = read_regular(&bundle.join(STATEMENT_FILE)).map_err(|e| unreadable(e.to_string()))?;
     let statement: Statement = serde_json::from_slice(&statement_bytes)
@@ -128,7 +179,7 @@ fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) ->
     let mut failures = Vec::new();
     crate::claims::check_constants(&statement, &mut failures);
     check_subjects(bundle, &statement, &mut failures).map_err(|e| given.error(None, e.to_string()))?;
-    let signature = check_signature(bundle, &statement_bytes, options.key, &mut failures);
+    let signature = check_signature(bundle, &statement_bytes, checks.key, &mut failures);
     let mut regraded = 0;
     let manifest: Option<Manifest> = parse_document(bundle, MANIFEST_FILE, "a conformance manifest", &mut failures);
     let lines = parse_lines(bundle, &mut failures);
@@ -150,7 +201,7 @@ fn verify_folder(bundle: &Path, given: Given<'_>, options: VerifyOptions<'_>) ->
         crate::regrade::check_coverage(manifest, &mut failures);
         crate::claims::check_column(&statement, manifest, suite, lines, &mut failures);
     }
-    if let (Some(other), Some(suite)) = (options.suite, &suite) {
+    if let (Some(other), Some(suite)) = (&checks.suite, &suite) {
         check_suite(other, suite, &mut failures);
     }
     Ok(Verification { failures, regraded, signature, shard: statement.predicate.shard })
@@ -303,18 +354,14 @@ fn parse_lines(bundle: &Path, failures: &mut Vec<Failure>) -> Option<Vec<Evidenc
     whole.then_some(lines)
 }
 
-/// The bundle's case set is the one of the suite at `other`.
-fn check_suite(other: &Path, suite: &Suite, failures: &mut Vec<Failure>) {
+/// The bundle's case set is the one of the suite named to compare it with.
+fn check_suite(other: &OtherSuite<'_>, suite: &Suite, failures: &mut Vec<Failure>) {
     let ours = case_set_hash(suite).unwrap_or_default();
-    let theirs = match load_suite(other) {
-        Ok(loaded) => case_set_hash(&loaded).unwrap_or_default(),
-        Err(error) => format!("an unloadable suite ({error})"),
-    };
-    if ours != theirs {
+    if ours != other.case_set_hash {
         failures.push(Failure::Mismatch {
             place: Place::file(SUITE_DIR),
-            what: format!("the case-set hash of --suite {}", other.display()),
-            expected: theirs,
+            what: format!("the case-set hash of --suite {}", other.path.display()),
+            expected: other.case_set_hash.clone(),
             found: ours,
         });
     }

@@ -9,5 +9,6 @@ mod evidence;
 mod hostile;
 mod interrupt;
 mod live_mcp;
+mod outputs;
 mod protocol;
 mod vendors;

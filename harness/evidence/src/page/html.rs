@@ -43,11 +43,15 @@ pub fn escape_script_json(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
+/// The mark in every page's head by which `report --html` knows a page
+/// it may write over from a file of somebody else's.
+pub const GENERATOR: &str = "<meta name=\"generator\" content=\"sharedos-conformance\">";
+
 /// The whole document around `body`, with `data` (JSON) embedded.
 #[must_use]
 pub fn document(body: &str, data: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n{GENERATOR}\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\">\n\
          <title>SharedOS conformance matrix</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>\n{body}</main>\n\

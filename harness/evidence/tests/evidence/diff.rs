@@ -315,7 +315,7 @@ fn a_field_diff_does_not_keep_is_still_checked_as_a_string() {
 /// Every id, code and column name is printed escaped, one row a line.
 #[test]
 fn control_characters_in_ids_stay_escaped_on_one_line() {
-    let hostile = "forged\n\u{1b}[2K\rComparable\t\u{202e}";
+    let hostile = "forged\n\u{1b}[2K\rComparable\t\u{202e}\u{2028}\u{2029}";
     let columns = vec![("col-0".to_string(), 'a')];
     let a: Vec<GenRow> = vec![("plain".into(), vec![("col-0".into(), "pass", vec![])])];
     let mut b_columns = columns.clone();
@@ -328,19 +328,20 @@ fn control_characters_in_ids_stay_escaped_on_one_line() {
     let text = human(&compared);
     let expected = "Comparable; 2 cells moved.\n  - Columns only in B: new\\u000acolumn.\n\nRegressions (1)\n  \
                     plain/baseline/col-0: pass -> fail [code\\u001b[1A]\n\nAdded (1)\n  \
-                    forged\\u000a\\u001b[2K\\u000dComparable\\u0009\\u202e/baseline/col-0: absent -> pass\n\n\
+                    forged\\u000a\\u001b[2K\\u000dComparable\\u0009\\u202e\\u2028\\u2029/baseline/col-0: absent -> pass\n\n\
                     Summary (regressions, fixes, added, removed, other)\n  column col-0: 1, 0, 1, 0, 0\n  family \
                     matrix: 1, 0, 1, 0, 0\n";
     assert_eq!(text, expected);
     let comment = markdown(&compared);
     assert!(
         comment.contains(
-            "\n| `forged\\u000a\\u001b[2K\\u000dComparable\\u0009\\u202e/baseline/col-0` | absent | pass |\n"
+            "\n| `forged\\u000a\\u001b[2K\\u000dComparable\\u0009\\u202e\\u2028\\u2029/baseline/col-0` | absent | pass |\n"
         ),
         "{comment}"
     );
     for shown in [&text, &comment] {
-        assert!(!shown.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'), "{shown}");
+        let unsafe_char = |c: char| (c.is_control() && c != '\n') || matches!(c, '\u{202e}' | '\u{2028}' | '\u{2029}');
+        assert!(!shown.chars().any(unsafe_char), "{shown}");
     }
 }
 

@@ -14,7 +14,8 @@ use crate::output::manifest::{Manifest, ManifestRow};
 use crate::output::printable::table_cell;
 use crate::vocab::CellStatus;
 
-const TITLE: &str = "# Kernel conformance manifest";
+/// The first line of every manifest's Markdown.
+pub const TITLE: &str = "# Kernel conformance manifest";
 
 const ABOUT_ROWS: &str = "Each row is one attempt to break an invariant of SharedOS, under one \
 condition of the world it runs in. The row declares what the attacker tries, what SharedOS \

@@ -29,9 +29,15 @@ pub fn table_cell(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Controls (C0, DEL, C1) and the marks that reorder text on screen.
+/// Controls (C0, DEL, C1), the line and paragraph separators (a line
+/// break to many terminals and editors, though not a control), and the
+/// marks that reorder text on screen.
 fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        )
 }
 
 fn escaped(text: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
@@ -62,6 +68,7 @@ mod tests {
         assert_eq!(one_line("two\nlines\t"), "two\\u000alines\\u0009");
         assert_eq!(printable("\u{202e}txt.exe"), "\\u202etxt.exe");
         assert_eq!(printable("\u{7f}\u{9b}"), "\\u007f\\u009b");
+        assert_eq!(printable("a\u{2028}b\u{2029}c\u{61c}"), "a\\u2028b\\u2029c\\u061c");
         assert_eq!(table_cell("a|b\nc"), "a\\|b\\u000ac");
         assert!(matches!(table_cell("plain"), Cow::Borrowed("plain")));
     }

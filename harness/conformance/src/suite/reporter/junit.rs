@@ -13,7 +13,7 @@ use sharedos_grading::input::baseline::BaselineVerdict;
 use sharedos_grading::vocab::CellStatus;
 
 /// The name of the report and of its one test suite.
-const NAME: &str = "sharedos-conformance";
+pub const NAME: &str = "sharedos-conformance";
 
 /// The JUnit XML of a run.
 ///
