@@ -9,7 +9,7 @@ use sharedos_conformance::certify::{prepare, Certified, CertifyError, CertifyReq
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
 use sharedos_evidence::merge::{prepare as prepare_merge, MergeError, MergeRequest};
-use sharedos_evidence::verify::{verify as run_verify, SignatureCheck, VerifyOptions};
+use sharedos_evidence::verify::{verify as run_verify, VerifyOptions};
 use sharedos_grading::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_grading::input::loader::{load_seat, load_suite};
 use std::path::Path;
@@ -143,12 +143,7 @@ pub fn verify(args: &VerifyArgs) -> Exit {
             return Exit::InvalidInput;
         }
     };
-    let signature = match verification.signature {
-        SignatureCheck::Verified => "verified",
-        SignatureCheck::NotChecked => "present, not checked (no --key)",
-        SignatureCheck::Unsigned => "none",
-        SignatureCheck::Failed => "does not verify",
-    };
+    let signature = verification.signature.as_str();
     match args.format {
         VerifyFormat::Human => {
             for failure in &verification.failures {

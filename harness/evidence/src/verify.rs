@@ -44,6 +44,23 @@ pub enum SignatureCheck {
     Failed,
 }
 
+impl SignatureCheck {
+    /// Every state, in declaration order (the verify output schema's).
+    pub const ALL: [SignatureCheck; 4] =
+        [SignatureCheck::Verified, SignatureCheck::NotChecked, SignatureCheck::Unsigned, SignatureCheck::Failed];
+
+    /// In words, as `verify` prints it in either format.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignatureCheck::Verified => "verified",
+            SignatureCheck::NotChecked => "present, not checked (no --key)",
+            SignatureCheck::Unsigned => "none",
+            SignatureCheck::Failed => "does not verify",
+        }
+    }
+}
+
 /// The outcome of a verification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]

@@ -7,9 +7,11 @@
 //! log a scripted model keeps of a live turn, a protocol breach as a
 //! record keeps it); the closed vocabularies cases and seat files are
 //! written in (rule families, move kinds, turn expectations, the vendors,
-//! how a seat's process is launched and bounded). The JSON Schemas of the files the harness writes and reads
-//! (manifest, statement, baseline, and the two sides of the
-//! `sharedos-runtime/1` protocol) are in this crate's `schemas/` folder.
+//! how a seat's process is launched and bounded). The JSON Schemas of the
+//! files and outputs the harness writes and reads (manifest, evidence line,
+//! statement, the run events and each command's `--format json` output,
+//! baseline, and the two sides of the `sharedos-runtime/1` protocol) are in
+//! this crate's `schemas/` folder (`docs/reference/schemas.md`).
 //!
 //! ```
 //! use sharedos_conformance_metadata::{CellKey, CellStatus, Exit};

@@ -263,15 +263,43 @@ pub enum OwnTool {
 }
 
 impl OwnTool {
+    /// Every one, in the order the adversary schema lists them.
+    pub const ALL: [OwnTool; 4] = [OwnTool::Shell, OwnTool::Read, OwnTool::Write, OwnTool::Fetch];
+
+    /// The tool's name as a row writes it (`cli.shell`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            OwnTool::Shell => "cli.shell",
+            OwnTool::Read => "cli.read",
+            OwnTool::Write => "cli.write",
+            OwnTool::Fetch => "cli.fetch",
+        }
+    }
+
     /// The tool a row names (`cli.shell`, ...), if it names one of these.
     #[must_use]
     pub fn from_tool(tool: &str) -> Option<OwnTool> {
-        match tool {
-            "cli.shell" => Some(OwnTool::Shell),
-            "cli.read" => Some(OwnTool::Read),
-            "cli.write" => Some(OwnTool::Write),
-            "cli.fetch" => Some(OwnTool::Fetch),
-            _ => None,
-        }
+        OwnTool::ALL.into_iter().find(|own| own.name() == tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OwnTool;
+
+    /// A new tool breaks this match, and `ALL` must then list it: the
+    /// adversary schema is held to `ALL`.
+    #[test]
+    fn all_lists_every_own_tool_once_and_each_reads_back() {
+        let position = |tool: OwnTool| match tool {
+            OwnTool::Shell => 0,
+            OwnTool::Read => 1,
+            OwnTool::Write => 2,
+            OwnTool::Fetch => 3,
+        };
+        assert_eq!(OwnTool::ALL.map(position), [0, 1, 2, 3]);
+        assert!(OwnTool::ALL.iter().all(|tool| OwnTool::from_tool(tool.name()) == Some(*tool)));
+        assert_eq!(OwnTool::from_tool("files.read"), None);
     }
 }

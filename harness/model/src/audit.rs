@@ -84,11 +84,15 @@ pub enum Source {
     Kernel,
     /// The execution envelope.
     Envelope,
-    /// The runtime; appears only as `endedBy` of a turn the runtime failed itself.
+    /// The runtime: `endedBy` of a turn the runtime failed itself, and a
+    /// cell's `refusedBy` when a live seat's CLI refused the call itself.
     Runtime,
 }
 
 impl Source {
+    /// Every boundary, in declaration order (the schemas' order).
+    pub const ALL: [Source; 3] = [Source::Kernel, Source::Envelope, Source::Runtime];
+
     /// The wire spelling.
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -218,5 +222,22 @@ impl AuditEvent {
             requested_authority: None,
             metadata: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+
+    /// A new boundary breaks this match, and `ALL` must then list it: the
+    /// published schemas are held to `ALL`.
+    #[test]
+    fn all_lists_every_source_once_in_order() {
+        let position = |source: Source| match source {
+            Source::Kernel => 0,
+            Source::Envelope => 1,
+            Source::Runtime => 2,
+        };
+        assert_eq!(Source::ALL.map(position), [0, 1, 2]);
     }
 }

@@ -6,6 +6,7 @@ use crate::support;
 use support::{committed_suite, scratch_suite, suite_root};
 
 use serde_json::{json, Value};
+use sharedos_conformance_metadata::witness::OwnTool;
 use sharedos_grading::identity::case_set::{
     case_set_hash, case_set_identity, HASHED_ATTEMPT_FIELDS, HASHED_CASE_FIELDS, HASHED_CONDITION_FIELDS,
     HASHED_SCRIPT_FIELDS,
@@ -214,7 +215,10 @@ fn json_schemas_list_the_same_vocabularies_as_the_loader() {
     let adversary = read("adversaries/adversary.schema.json");
     let kinds: Vec<&str> = MoveKind::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(strings(&adversary["properties"]["kind"]["enum"]), kinds);
-    assert_eq!(strings(&adversary["$defs"]["attempt"]["properties"]["tool"]["enum"]), known_tools());
+    // The loader takes the world's tools and a vendor CLI's own (`cli.*`).
+    let mut tools = known_tools();
+    tools.extend(OwnTool::ALL.map(OwnTool::name));
+    assert_eq!(strings(&adversary["$defs"]["attempt"]["properties"]["tool"]["enum"]), tools);
     let case = read("cases/case.schema.json");
     let options: Vec<&String> = case["$defs"]["world"]["properties"].as_object().unwrap().keys().collect();
     let mut keys: Vec<&str> = WorldOptions::KEYS.to_vec();

@@ -67,6 +67,19 @@ pub enum BaselineVerdict<'a> {
     },
 }
 
+impl<'a> BaselineVerdict<'a> {
+    /// A listed cell's verdict as `--format jsonl` spells it
+    /// (`known_failure`, `stale`) with the entry's reason; `None` unlisted.
+    #[must_use]
+    pub fn listed(self) -> Option<(&'static str, &'a str)> {
+        match self {
+            BaselineVerdict::Unlisted => None,
+            BaselineVerdict::KnownFailure { reason } => Some(("known_failure", reason)),
+            BaselineVerdict::Stale { reason } => Some(("stale", reason)),
+        }
+    }
+}
+
 impl Baseline {
     /// What the baseline says of `key` graded `status`.
     pub fn verdict(&self, key: &CellKey, status: CellStatus) -> BaselineVerdict<'_> {

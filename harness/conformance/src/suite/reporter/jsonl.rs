@@ -6,7 +6,6 @@
 
 use crate::suite::event::{CellEvent, RunEvent};
 use serde_json::{json, Value};
-use sharedos_grading::input::baseline::BaselineVerdict;
 use sharedos_grading::vocab::RULES_VERSION;
 
 /// One JSON object per event, in order.
@@ -45,12 +44,7 @@ fn cell_value(event: &CellEvent<'_>) -> Value {
         "golden": event.golden.map_or("none", |g| g.as_str()),
         "cell": cell,
     });
-    let listed = match event.baseline {
-        BaselineVerdict::Unlisted => None,
-        BaselineVerdict::KnownFailure { reason } => Some(("known_failure", reason)),
-        BaselineVerdict::Stale { reason } => Some(("stale", reason)),
-    };
-    if let Some((verdict, reason)) = listed {
+    if let Some((verdict, reason)) = event.baseline.listed() {
         value["baseline"] = json!({ "verdict": verdict, "reason": reason });
     }
     value
