@@ -125,8 +125,10 @@ pub enum Failure {
         /// `case/condition/column`.
         cell: String,
     },
-    /// A cell the bundle's suite does not have.
-    #[error("{place}: cell {cell} is not one of the suite's")]
+    /// A cell the bundle's suite (or, for a partial bundle, its shard) does not have.
+    #[error(
+        "{place}: cell {cell} is not one of the cells the bundle's suite gives (or its shard, for a partial bundle)"
+    )]
     ExtraCell {
         /// Where.
         place: Place,
