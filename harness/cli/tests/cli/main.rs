@@ -10,4 +10,5 @@ mod hostile;
 mod interrupt;
 mod live_mcp;
 mod protocol;
+mod repeat_rule;
 mod vendors;

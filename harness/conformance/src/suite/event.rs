@@ -39,7 +39,8 @@ pub struct CellEvent<'a> {
     pub cell: &'a Cell,
     /// How it compares with its golden file; `None` for a declared cell.
     pub golden: Option<&'a GoldenState>,
-    /// What the baseline says of it.
+    /// What the baseline says of it, given what its runs come to under
+    /// the one rule ([`Cell::outcome`]).
     pub baseline: BaselineVerdict<'a>,
 }
 
@@ -103,14 +104,14 @@ pub fn run_events<'a>(
         .flat_map(|row| row.cells.iter().map(move |cell| (row.key_of(cell), cell)))
         .map(|(key, cell)| CellEvent {
             golden: golden.get(&key.trial_name()),
-            baseline: baseline.verdict(&key, cell.status),
+            baseline: baseline.verdict(&key, cell.outcome()),
             key,
             cell,
         })
         .collect();
     let totals = Totals {
         summary: summary(&cells),
-        failing: cells.iter().filter(|c| baseline.fails_run(&c.key, c.cell.status)).count(),
+        failing: cells.iter().filter(|c| baseline.fails_run(&c.key, c.cell.outcome())).count(),
         known_failures: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::KnownFailure { .. })).count(),
         stale: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::Stale { .. })).count(),
         drift: drift.len(),
