@@ -2,8 +2,8 @@
 //! one cell pass and fail in a set pattern (the stand-in
 //! `harness/process/tests/standins/patterned.py`, on a real-clock seat,
 //! so no golden file is compared) fails the run whichever of its runs
-//! failed, and the exit code, the human lines and `check --verdicts` say
-//! the same thing of it.
+//! failed, and the exit code, the human lines, the JUnit file and
+//! `check --verdicts` say the same thing of it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,19 +57,27 @@ fn run(root: &Path, pattern: &str, command: &str, repeat: &str, extra: &[&str]) 
 #[test]
 fn a_flaky_cell_fails_the_run_whichever_of_its_runs_failed() {
     let dir = scratch_root();
+    let junit = dir.path().join("junit.xml");
+    let junit_arg = ["--junit", junit.to_str().unwrap()];
     // Pass then fail, and fail, fail then pass: the same flaky cell.
     for (pattern, sample) in [
         ("pf", "1 of 2 runs passed (pass, not_exercised)"),
         ("ffp", "1 of 3 runs passed (not_exercised, not_exercised, pass)"),
     ] {
-        let (code, said) = run(dir.path(), pattern, "check", &pattern.len().to_string(), &[]);
+        let (code, said) = run(dir.path(), pattern, "check", &pattern.len().to_string(), &junit_arg);
         assert_eq!(code, 1, "{pattern}: {said}");
         assert!(said.contains(&format!("FLAKY {CELL}: {sample}\n")), "{said}");
         assert!(!said.contains("FAIL "), "one line says it: {said}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(xml.contains("failures=\"1\""), "{xml}");
+        assert!(xml.contains(&format!("<failure message=\"flaky: {sample}\" type=\"flaky\"/>")), "{xml}");
+        assert!(!xml.contains("<rerunFailure"), "not read as failing every run: {xml}");
     }
-    // Every run passed: the run passes.
-    let (code, said) = run(dir.path(), "p", "check", "3", &[]);
+    // Every run passed: the run passes, and so does its test case.
+    let (code, said) = run(dir.path(), "p", "check", "3", &junit_arg);
     assert_eq!(code, 0, "{said}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"0\"") && !xml.contains("Failure"), "{xml}");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! per way the files disagree with the run, then `Finished` with the
 //! totals. The order does not depend on `--jobs`.
 
+use crate::suite::cell::CellRun;
 use crate::suite::lifecycle::GoldenState;
 use crate::suite::report::Report;
 use sharedos_grading::grade::judge::cell::Cell;
@@ -42,6 +43,9 @@ pub struct CellEvent<'a> {
     /// What the baseline says of it, given what its runs come to under
     /// the one rule ([`Cell::outcome`]).
     pub baseline: BaselineVerdict<'a>,
+    /// Every run's graded cell, the first first, when the cell was run
+    /// (none for a declared cell): a repeated cell's later findings.
+    pub runs: Vec<&'a Cell>,
 }
 
 /// A run's totals.
@@ -97,6 +101,7 @@ pub fn run_events<'a>(
     drift: &'a [String],
     baseline: &'a Baseline,
 ) -> Vec<RunEvent<'a>> {
+    let runs: BTreeMap<&CellKey, &CellRun> = report.cells.iter().map(|run| (&run.key, run)).collect();
     let cells: Vec<CellEvent<'a>> = report
         .manifest
         .rows
@@ -105,6 +110,7 @@ pub fn run_events<'a>(
         .map(|(key, cell)| CellEvent {
             golden: golden.get(&key.trial_name()),
             baseline: baseline.verdict(&key, cell.outcome()),
+            runs: runs.get(&key).map(|run| run.runs().map(|(cell, _, _)| cell).collect()).unwrap_or_default(),
             key,
             cell,
         })
