@@ -6,6 +6,7 @@ use crate::interrupt::Interrupt;
 use crate::outputs::{check, Input, Kind, Output};
 use serde_json::json;
 use sharedos_conformance::certify::{prepare, Certified, CertifyError, CertifyRequest};
+use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
 use sharedos_evidence::merge::{prepare as prepare_merge, MergeError, MergeRequest};
@@ -110,17 +111,18 @@ fn report_certified(column: &str, certified: &Certified, out: &Path, signed: &st
         say!("{column}  {}", repeated.summary());
     }
     say!("wrote {} ({} files{signed})", out.display(), certified.files);
-    for (key, status) in &certified.cells {
-        match baseline.verdict(key, *status) {
+    for (key, status, outcome) in &certified.cells {
+        match baseline.verdict(key, *outcome) {
             BaselineVerdict::KnownFailure { reason } => say!("KNOWN {}: {reason}", key.trial_name()),
             BaselineVerdict::Stale { reason } => {
                 say!("STALE {}: listed as a known failure ({reason}) but it is now {status}", key.trial_name());
             }
-            BaselineVerdict::Unlisted if status.breaks_build() => say!("FAIL {}", key.trial_name()),
+            BaselineVerdict::Unlisted if *outcome == Outcome::Flaky => say!("FLAKY {}", key.trial_name()),
+            BaselineVerdict::Unlisted if outcome.breaks_build() => say!("FAIL {}", key.trial_name()),
             BaselineVerdict::Unlisted => {}
         }
     }
-    if certified.cells.iter().any(|(key, status)| baseline.fails_run(key, *status)) {
+    if certified.cells.iter().any(|(key, _, outcome)| baseline.fails_run(key, *outcome)) {
         Exit::ConformanceFailure
     } else {
         Exit::Success

@@ -26,7 +26,7 @@ pub enum Kind {
     Manifest,
     /// The Markdown rendering of a manifest, beside it.
     Markdown,
-    /// A JUnit XML report (`--junit`).
+    /// A JUnit XML report (`--junit`), its one `<testsuite>` this harness's.
     JUnit,
     /// The matrix as a page (`report --html`).
     Page,
@@ -55,12 +55,10 @@ impl Kind {
                 .is_ok_and(|m| m.shape == sharedos_evidence::compare::read::Shape::Harness),
             Kind::Markdown => start().starts_with(sharedos_grading::output::markdown::TITLE),
             Kind::JUnit => {
-                let text = start();
+                let (text, name) = (start(), sharedos_conformance::suite::reporter::junit::NAME);
+                // Earlier versions wrote a `<testsuites>` root around it.
                 text.starts_with("<?xml")
-                    && text.contains(&format!(
-                        "<testsuites name=\"{}\"",
-                        sharedos_conformance::suite::reporter::junit::NAME
-                    ))
+                    && ["testsuite", "testsuites"].iter().any(|root| text.contains(&format!("<{root} name=\"{name}\"")))
             }
             Kind::Page => start().contains(sharedos_evidence::page::GENERATOR),
             Kind::Bundle => false,

@@ -5,6 +5,7 @@ use crate::suite::event::{repeat_totals, RepeatTotals};
 use crate::suite::matrix::RunSettings;
 use crate::suite::report::{run_and_report, Report, ReportError};
 use serde_json::Value;
+use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_evidence::bundle::{BundleFile, EvidenceLine, WriteError, EVIDENCE_FILE, MANIFEST_FILE, SUITE_DIR};
 use sharedos_evidence::dsse::SigningKey;
 use sharedos_evidence::environment::Environment;
@@ -50,8 +51,10 @@ pub struct CertifyRequest<'a> {
 pub struct Certified {
     /// The certified column's cells by status.
     pub summary: BTreeMap<String, usize>,
-    /// Its cells and their verdicts, in manifest order.
-    pub cells: Vec<(CellKey, CellStatus)>,
+    /// Its cells, in manifest order: each one's verdict (its first run's)
+    /// and what its runs come to under the one rule (`Cell::outcome`),
+    /// which decides the exit code.
+    pub cells: Vec<(CellKey, CellStatus, Outcome)>,
     /// Its repeated cells, counted, when it ran more than once.
     pub repeated: Option<RepeatTotals>,
     /// Files written.
@@ -128,8 +131,7 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
         BundleFile { name: EVIDENCE_FILE.to_string(), bytes: evidence_lines(&report)?.into_bytes() },
     ];
     files.extend(suite);
-    let cells = column_cells(&report.manifest, &column.id);
-    let summary = summary_of(&cells);
+    let summary = summary_of(&column_cells(&report.manifest, &column.id));
     let claim = Claim {
         manifest: &report.manifest,
         column_id: &column.id,
@@ -142,6 +144,14 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     let files = seal(files, claim, request.sign_key).map_err(|e| CanonicalError(e.to_string()))?;
     let cells_of_column = report.manifest.rows.iter().flat_map(|row| &row.cells).filter(|c| c.column_id == column.id);
     let repeated = repeat_totals(cells_of_column).remove(&column.id);
+    let cells = report
+        .manifest
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter().map(move |cell| (row, cell)))
+        .filter(|(_, cell)| cell.column_id == column.id)
+        .map(|(row, cell)| (row.key_of(cell), cell.status, cell.outcome()))
+        .collect();
     let certified = Certified { summary, cells, repeated, files: files.len() };
     Ok(Unwritten::new(files, request.out, certified))
 }

@@ -6,7 +6,7 @@
 //! fresh verdicts with FILE through `diff`'s engine, and any moved cell,
 //! rules or case set, or added or removed column, is drift.
 
-use crate::compare::diff::{diff, Diff};
+use crate::compare::diff::{diff, CellView, Change, Diff};
 use crate::compare::read::{parse_manifest, read_manifest};
 use sharedos_grading::output::atomic::write_if_changed;
 use std::path::{Path, PathBuf};
@@ -80,19 +80,36 @@ pub fn compare_or_write(file: &Path, verdicts: Verdicts<'_>, write: bool) -> Ver
     outcome
 }
 
-/// Each difference `diff` found, in words.
+/// Each difference `diff` found, in words. A repeated cell is named by
+/// what its runs come to under the one rule the exit code applies
+/// (`Outcome`): `diff` lists a flaky cell, or a pass rate that moved
+/// without significance, as noise, and that is drift only when the
+/// outcome moved (a committed flaky cell that is still flaky is the
+/// failure the file accepts; one that now passes every run, or fails
+/// every run, moved).
 fn describe(compared: &Diff) -> Vec<String> {
     let mut drift: Vec<String> = compared.meaning.clone();
     drift.extend(compared.columns_added.iter().map(|column| format!("column {column} is new")));
     drift.extend(compared.columns_removed.iter().map(|column| format!("column {column} is gone")));
     for cell in &compared.cells {
-        let status = |view: &Option<crate::compare::diff::CellView>| {
-            view.as_ref().map_or_else(|| "absent".to_string(), |v| v.status.as_str().to_string())
-        };
-        let (before, after) = (status(&cell.before), status(&cell.after));
+        let outcome = |view: &Option<CellView>| view.as_ref().map(CellView::outcome);
+        if cell.change == Change::Flaky && outcome(&cell.before) == outcome(&cell.after) {
+            continue;
+        }
+        let (before, after) = (shown(cell.before.as_ref()), shown(cell.after.as_ref()));
         let detail =
             if before == after { "its refusals or codes moved".to_string() } else { format!("{before} -> {after}") };
         drift.push(format!("{}/{}/{}: {detail}", cell.case, cell.condition, cell.column));
     }
     drift
+}
+
+/// A cell's verdict in a drift line: its status, or for a repeated cell
+/// its outcome and how many runs passed.
+fn shown(view: Option<&CellView>) -> String {
+    let Some(view) = view else { return "absent".to_string() };
+    match view.runs {
+        Some(runs) => format!("{} ({} of {} runs passed)", view.outcome(), runs.passes, runs.runs),
+        None => view.status.as_str().to_string(),
+    }
 }

@@ -1,7 +1,7 @@
 //! A manifest cell: a row's verdict in one column, with the counts and codes
 //! it was decided from and, for a cell run more than once, every run's.
 
-use crate::repeats::Repeats;
+use crate::repeats::{Outcome, Repeats};
 use crate::status::CellStatus;
 use serde::{Deserialize, Serialize, Serializer};
 use sharedos_model::audit::Source;
@@ -54,6 +54,20 @@ impl Cell {
     #[must_use]
     pub fn is_declared(&self) -> bool {
         self.turns == 0
+    }
+
+    /// What the cell comes to under the one rule (see
+    /// [`crate::repeats`]): its one run's verdict, or, run K times, pass
+    /// only when every run passed, flaky when some did, fail when none did.
+    pub fn outcome(&self) -> Outcome {
+        self.repeats.as_ref().map_or_else(|| Outcome::of_run(self.status), Repeats::outcome)
+    }
+
+    /// Whether the cell fails a build: the exit code, the reports and
+    /// `check --verdicts` all ask this.
+    #[must_use]
+    pub fn breaks_build(&self) -> bool {
+        self.outcome().breaks_build()
     }
 
     /// How the cell is shown: its status label, or `pass (driver)` when the

@@ -4,6 +4,15 @@
 //! a build: `pass`, or a verdict that stands (`not_applicable`,
 //! `out_of_scope`), as the exit code reads it.
 //!
+//! The one rule every reader of a cell applies (the exit code, the human
+//! report, the JUnit file, `check --verdicts`) is [`Outcome`]: `--repeat K`
+//! draws a sample to measure a rate, it is not a retry that runs a failure
+//! again to see whether it holds. So every run counts alike, whatever its
+//! place: a cell passes only when every run passed (pass^k), fails when
+//! none did, and is flaky, which fails a build too, when some did. Fail
+//! then pass and pass then fail are the same flaky cell. The harness never
+//! retries a cell.
+//!
 //! The interval is Wilson's score interval, which stays inside [0, 1] and
 //! is not degenerate at 0 or K passes, where the normal approximation is;
 //! bounds are rounded to 4 decimals so the manifest's bytes never depend
@@ -14,6 +23,72 @@ use serde::{Deserialize, Serialize};
 
 /// The two-sided 95 % standard normal quantile.
 const Z_95: f64 = 1.959_963_984_540_054;
+
+/// What a cell's runs come to under the one rule (see the module's
+/// documentation): a build fails on anything but `Pass`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[must_use]
+pub enum Outcome {
+    /// Its one run passed, or every run of its sample did (pass^k).
+    Pass,
+    /// Some runs of its sample passed and some did not, in any order.
+    Flaky,
+    /// Its one run failed, or no run of its sample passed.
+    Fail,
+}
+
+impl Outcome {
+    /// The outcome of a cell that ran once, with this verdict.
+    pub fn of_run(status: CellStatus) -> Outcome {
+        if passes(status) {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        }
+    }
+
+    /// The outcome of a sample of `runs` runs, `passes` of which passed: a
+    /// count above `runs` (which no run writes) is read as every run.
+    pub fn of_sample(passes: u32, runs: u32) -> Outcome {
+        if runs > 0 && passes >= runs {
+            Outcome::Pass
+        } else if passes == 0 {
+            Outcome::Fail
+        } else {
+            Outcome::Flaky
+        }
+    }
+
+    /// Whether a cell with this outcome fails a build (and the run's exit
+    /// code, unless a baseline lists it).
+    #[must_use]
+    pub fn breaks_build(self) -> bool {
+        self != Outcome::Pass
+    }
+
+    /// Its name, as reports print it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Flaky => "flaky",
+            Outcome::Fail => "fail",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A single run's verdict read as an outcome ([`Outcome::of_run`]).
+impl From<CellStatus> for Outcome {
+    fn from(status: CellStatus) -> Outcome {
+        Outcome::of_run(status)
+    }
+}
 
 /// One repeated cell's runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,14 +146,19 @@ impl Repeats {
     /// Some runs passed and some did not.
     #[must_use]
     pub fn is_flaky(&self) -> bool {
-        is_flaky(self.passes, self.runs)
+        self.outcome() == Outcome::Flaky
+    }
+
+    /// What the runs come to under the one rule.
+    pub fn outcome(&self) -> Outcome {
+        Outcome::of_sample(self.passes, self.runs)
     }
 }
 
 /// Whether `passes` of `runs` is some but not all.
 #[must_use]
 pub fn is_flaky(passes: u32, runs: u32) -> bool {
-    passes > 0 && passes < runs
+    Outcome::of_sample(passes, runs) == Outcome::Flaky
 }
 
 /// Whether one run passed.
@@ -108,8 +188,8 @@ fn round4(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{wilson_interval, Repeats};
-    use crate::status::CellStatus::{Fail, NotExercised, Pass};
+    use super::{is_flaky, wilson_interval, Outcome, Repeats};
+    use crate::status::CellStatus::{Fail, NotApplicable, NotExercised, Pass};
 
     #[test]
     fn wilson_intervals_match_published_values() {
@@ -155,5 +235,33 @@ mod tests {
         assert_eq!(some.passes, 1);
         let none = Repeats::of(vec![Fail, Fail]);
         assert!(!none.pass_all && !none.pass_any && !none.is_flaky());
+    }
+
+    #[test]
+    fn a_sample_passes_only_when_every_run_does_whatever_their_order() {
+        let outcome = |statuses: &[crate::status::CellStatus]| Repeats::of(statuses.to_vec()).outcome();
+        assert_eq!(outcome(&[Pass, Pass, Pass]), Outcome::Pass);
+        assert_eq!(outcome(&[Pass, NotApplicable]), Outcome::Pass, "a verdict that stands passes");
+        // Fail then pass, and pass then fail: the same flaky cell.
+        assert_eq!(outcome(&[Fail, Fail, Pass]), Outcome::Flaky);
+        assert_eq!(outcome(&[Pass, Fail]), Outcome::Flaky);
+        assert_eq!(outcome(&[Pass, Pass, NotExercised]), Outcome::Flaky);
+        assert_eq!(outcome(&[Fail, NotExercised, Fail]), Outcome::Fail);
+        for outcome in [Outcome::Flaky, Outcome::Fail] {
+            assert!(outcome.breaks_build(), "{outcome}");
+        }
+        assert!(!Outcome::Pass.breaks_build());
+    }
+
+    #[test]
+    fn one_run_and_a_sample_read_the_same_verdicts_alike() {
+        for status in [Pass, Fail, NotExercised, NotApplicable] {
+            assert_eq!(Outcome::of_run(status), Repeats::of(vec![status, status]).outcome(), "{status}");
+            assert_eq!(Outcome::of_run(status).breaks_build(), status.breaks_build(), "{status}");
+        }
+        // Counts no run writes: none, and more passes than runs.
+        assert_eq!(Outcome::of_sample(0, 0), Outcome::Fail);
+        assert_eq!(Outcome::of_sample(4, 3), Outcome::Pass);
+        assert!(!is_flaky(4, 3) && !is_flaky(0, 0) && is_flaky(1, 3));
     }
 }

@@ -11,5 +11,6 @@ mod interrupt;
 mod live_mcp;
 mod outputs;
 mod protocol;
+mod repeat_rule;
 mod schemas;
 mod vendors;

@@ -4,6 +4,7 @@
 //! per way the files disagree with the run, then `Finished` with the
 //! totals. The order does not depend on `--jobs`.
 
+use crate::suite::cell::CellRun;
 use crate::suite::lifecycle::GoldenState;
 use crate::suite::report::Report;
 use sharedos_grading::grade::judge::cell::Cell;
@@ -39,8 +40,12 @@ pub struct CellEvent<'a> {
     pub cell: &'a Cell,
     /// How it compares with its golden file; `None` for a declared cell.
     pub golden: Option<&'a GoldenState>,
-    /// What the baseline says of it.
+    /// What the baseline says of it, given what its runs come to under
+    /// the one rule ([`Cell::outcome`]).
     pub baseline: BaselineVerdict<'a>,
+    /// Every run's graded cell, the first first, when the cell was run
+    /// (none for a declared cell): a repeated cell's later findings.
+    pub runs: Vec<&'a Cell>,
 }
 
 /// A run's totals.
@@ -96,6 +101,7 @@ pub fn run_events<'a>(
     drift: &'a [String],
     baseline: &'a Baseline,
 ) -> Vec<RunEvent<'a>> {
+    let runs: BTreeMap<&CellKey, &CellRun> = report.cells.iter().map(|run| (&run.key, run)).collect();
     let cells: Vec<CellEvent<'a>> = report
         .manifest
         .rows
@@ -103,14 +109,15 @@ pub fn run_events<'a>(
         .flat_map(|row| row.cells.iter().map(move |cell| (row.key_of(cell), cell)))
         .map(|(key, cell)| CellEvent {
             golden: golden.get(&key.trial_name()),
-            baseline: baseline.verdict(&key, cell.status),
+            baseline: baseline.verdict(&key, cell.outcome()),
+            runs: runs.get(&key).map(|run| run.runs().map(|(cell, _, _)| cell).collect()).unwrap_or_default(),
             key,
             cell,
         })
         .collect();
     let totals = Totals {
         summary: summary(&cells),
-        failing: cells.iter().filter(|c| baseline.fails_run(&c.key, c.cell.status)).count(),
+        failing: cells.iter().filter(|c| baseline.fails_run(&c.key, c.cell.outcome())).count(),
         known_failures: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::KnownFailure { .. })).count(),
         stale: cells.iter().filter(|c| matches!(c.baseline, BaselineVerdict::Stale { .. })).count(),
         drift: drift.len(),

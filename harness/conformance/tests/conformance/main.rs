@@ -16,6 +16,7 @@ mod judge_runtime_refusal;
 mod judge_turn;
 mod judge_turn_values;
 mod judging;
+mod junit;
 mod loader;
 mod markdown;
 mod matrix_rules;

@@ -71,33 +71,3 @@ fn the_stream_orders_cells_then_drift_and_every_reporter_renders_it_alike() {
     assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
     assert!(xml.contains("stale known failure (kept to see it stale)"));
 }
-
-#[test]
-fn junit_lists_a_repeated_cells_later_runs_that_did_not_pass() {
-    use sharedos_conformance_metadata::repeats::Repeats;
-    use sharedos_grading::vocab::CellStatus::{Fail, Pass};
-    let suite = committed_suite();
-    let selection = Selection { cases: vec![CASE.into()], ..Selection::default() };
-    let planned = plan(&suite, &selection);
-    let mut report = run_and_report(&suite, &selection, &planned, RunSettings { jobs: 1, ..RunSettings::default() })
-        .expect("the selection runs");
-    let cells: Vec<_> =
-        report.manifest.rows.iter_mut().flat_map(|row| row.cells.iter_mut()).filter(|c| c.status == Pass).collect();
-    assert!(cells.len() >= 2);
-    let mut cells = cells.into_iter();
-    // A first run that passed, then two of four later runs that failed.
-    let passed = cells.next().unwrap();
-    assert_eq!(passed.status, Pass);
-    passed.repeats = Some(Repeats::of(vec![Pass, Fail, Pass, Fail, Pass]));
-    // A first run that failed, then one later run that failed too.
-    let failed = cells.next().unwrap();
-    failed.status = Fail;
-    failed.repeats = Some(Repeats::of(vec![Fail, Pass, Fail]));
-    let (golden, baseline) = (BTreeMap::new(), Baseline::default());
-    let events = run_events(&report, &golden, &[], &baseline);
-    let xml = junit_xml(&events).unwrap();
-    assert_eq!(xml.matches("<flakyFailure").count(), 2, "{xml}");
-    assert!(xml.contains("run 2 of 5: fail") && xml.contains("run 4 of 5: fail"), "{xml}");
-    assert_eq!(xml.matches("<rerunFailure").count(), 1, "{xml}");
-    assert!(xml.contains("run 3 of 3: fail"), "{xml}");
-}

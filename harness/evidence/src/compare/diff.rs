@@ -2,9 +2,10 @@
 //! compared at all, in words, then every changed cell, grouped, then a
 //! summary per column and family.
 
-use crate::compare::read::{CellAt, ReadCell, ReadManifest, RunCount, Shape, Text};
+use crate::compare::read::{outcome_of, CellAt, ReadCell, ReadManifest, RunCount, Shape, Text};
 use crate::compare::significance::{fisher_two_sided, SIGNIFICANCE};
 use serde::Serialize;
+use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_grading::vocab::CellStatus;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,9 +64,12 @@ pub enum Moved {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
-    /// To `fail` or `not_exercised` from anything else.
+    /// To `fail` or `not_exercised` from anything else (for a cell
+    /// repeated on one side only, to what fails a build under the one
+    /// rule, `Outcome`, from what does not).
     Regression,
-    /// From `fail` or `not_exercised` to anything else.
+    /// From `fail` or `not_exercised` to anything else (or, as above, from
+    /// what fails a build to what does not).
     Fix,
     /// Only in B.
     Added,
@@ -156,6 +160,13 @@ pub struct CellView {
 
 fn owned(texts: &[Text]) -> Vec<String> {
     texts.iter().map(ToString::to_string).collect()
+}
+
+impl CellView {
+    /// What the cell comes to under the one rule (`Outcome`).
+    pub fn outcome(&self) -> Outcome {
+        outcome_of(self.status, self.runs)
+    }
 }
 
 impl From<&ReadCell> for CellView {
@@ -347,11 +358,16 @@ fn change_of(before: Option<&ReadCell>, after: Option<&ReadCell>, p_value: Optio
                 return Some(change);
             }
             let causes_differ = matches!((&a.causes, &b.causes), (Some(x), Some(y)) if x != y);
+            // A cell repeated on one side only is read by what its runs
+            // come to, as the exit code reads it: a single pass against a
+            // flaky sample moved, whatever the sample's first run was.
+            let (outcome_a, outcome_b) = (a.outcome(), b.outcome());
             let same = a.status == b.status
+                && outcome_a == outcome_b
                 && a.refused_by == b.refused_by
                 && a.reason_codes == b.reason_codes
                 && !causes_differ;
-            match (a.status.breaks_build(), b.status.breaks_build()) {
+            match (outcome_a.breaks_build(), outcome_b.breaks_build()) {
                 _ if same => None,
                 (false, true) => Some(Change::Regression),
                 (true, false) => Some(Change::Fix),

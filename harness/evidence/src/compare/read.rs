@@ -10,7 +10,7 @@ use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
-use sharedos_conformance_metadata::repeats::Repeats;
+use sharedos_conformance_metadata::repeats::{Outcome, Repeats};
 use sharedos_grading::input::case::Family;
 use sharedos_grading::vocab::CellStatus;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -93,6 +93,19 @@ impl RunCount {
     #[must_use]
     pub fn is_flaky(self) -> bool {
         sharedos_conformance_metadata::repeats::is_flaky(self.passes, self.runs)
+    }
+}
+
+/// What a cell with this verdict (its first run's) and these runs comes to
+/// under the one rule (`Outcome`): its verdict, or its sample's.
+pub fn outcome_of(status: CellStatus, runs: Option<RunCount>) -> Outcome {
+    runs.map_or_else(|| Outcome::of_run(status), |r| Outcome::of_sample(r.passes, r.runs))
+}
+
+impl ReadCell {
+    /// What the cell comes to under the one rule.
+    pub fn outcome(&self) -> Outcome {
+        outcome_of(self.status, self.runs)
     }
 }
 

@@ -165,6 +165,22 @@ fn diff_calls_a_repeated_cell_moved_only_when_fishers_test_says_so() {
 }
 
 #[test]
+fn diff_reads_a_cell_repeated_on_one_side_only_by_what_its_runs_come_to() {
+    use CellStatus::{Fail, Pass};
+    let mut once: Value = serde_json::from_slice(&with_repeats(&[Pass, Pass])).unwrap();
+    once["rows"][0]["cells"][0].as_object_mut().unwrap().remove("repeats");
+    let once = parse_manifest(Path::new("once.json"), &serde_json::to_vec(&once).unwrap()).unwrap();
+    // Its first run passed as the single run did, with the same codes; its
+    // second failed, so the sample is flaky and fails a build: it moved.
+    let flaky = parse_manifest(Path::new("flaky.json"), &with_repeats(&[Pass, Fail])).unwrap();
+    let changes = |a, b| diff(a, b).cells.iter().map(|c| (c.change, c.p_value)).collect::<Vec<_>>();
+    assert_eq!(changes(&once, &flaky), [(Change::Regression, None)]);
+    assert_eq!(changes(&flaky, &once), [(Change::Fix, None)]);
+    let every = parse_manifest(Path::new("every.json"), &with_repeats(&[Pass, Pass])).unwrap();
+    assert_eq!(changes(&once, &every), [], "a single pass and a sample every run of which passed agree");
+}
+
+#[test]
 fn diff_prints_flaky_cells_apart_with_their_runs_and_p_value() {
     use sharedos_evidence::compare::render::{human, markdown};
     use CellStatus::{Fail, Pass};

@@ -16,8 +16,9 @@
 use crate::input::built_in_column::column_ids;
 use crate::input::error::{LoadError, LoadErrorKind, Site};
 use crate::input::loader::{read_text, Suite};
-use crate::vocab::{CellKey, CellStatus};
+use crate::vocab::CellKey;
 use serde::Deserialize;
+use sharedos_conformance_metadata::repeats::Outcome;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -81,20 +82,25 @@ impl<'a> BaselineVerdict<'a> {
 }
 
 impl Baseline {
-    /// What the baseline says of `key` graded `status`.
-    pub fn verdict(&self, key: &CellKey, status: CellStatus) -> BaselineVerdict<'_> {
+    /// What the baseline says of `key` with this outcome (a single run's
+    /// verdict, or what a repeated cell's runs come to).
+    pub fn verdict(&self, key: &CellKey, outcome: impl Into<Outcome>) -> BaselineVerdict<'_> {
         match self.entries.get(key) {
             None => BaselineVerdict::Unlisted,
-            Some(reason) if status.breaks_build() => BaselineVerdict::KnownFailure { reason },
+            Some(reason) if outcome.into().breaks_build() => BaselineVerdict::KnownFailure { reason },
             Some(reason) => BaselineVerdict::Stale { reason },
         }
     }
 
-    /// Whether a cell with this verdict fails the run.
+    /// Whether a cell with this outcome (a single run's verdict, or what
+    /// a repeated cell's runs come to, [`Cell::outcome`]) fails the run.
+    ///
+    /// [`Cell::outcome`]: sharedos_conformance_metadata::Cell::outcome
     #[must_use]
-    pub fn fails_run(&self, key: &CellKey, status: CellStatus) -> bool {
-        match self.verdict(key, status) {
-            BaselineVerdict::Unlisted => status.breaks_build(),
+    pub fn fails_run(&self, key: &CellKey, outcome: impl Into<Outcome>) -> bool {
+        let outcome = outcome.into();
+        match self.verdict(key, outcome) {
+            BaselineVerdict::Unlisted => outcome.breaks_build(),
             BaselineVerdict::KnownFailure { .. } => false,
             BaselineVerdict::Stale { .. } => true,
         }

@@ -1,9 +1,16 @@
-//! Lines for a person: a `FAIL` line per failing cell, `KNOWN` and `STALE`
-//! lines for cells the baseline lists, a `DRIFT` line per disagreement with
-//! the files, then one line of counts per column. Passing cells print
-//! nothing.
+//! Lines for a person: a `FAIL` line per failing cell and a `FLAKY` line
+//! per flaky one (some runs of `--repeat` passed, some did not; it fails
+//! the run as a failing cell does), `KNOWN` and `STALE` lines for cells
+//! the baseline lists, a `DRIFT` line per disagreement with the files,
+//! then one line of counts per column. Passing cells print nothing. Which
+//! cells print a line is the exit code's rule ([`Cell::outcome`]): the
+//! run fails exactly when a `FAIL`, `FLAKY`, `STALE` or `DRIFT` line is
+//! printed.
+//!
+//! [`Cell::outcome`]: sharedos_grading::grade::judge::cell::Cell::outcome
 
-use crate::suite::event::RunEvent;
+use crate::suite::event::{CellEvent, RunEvent};
+use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_grading::input::baseline::BaselineVerdict;
 use std::path::Path;
 
@@ -14,30 +21,7 @@ pub fn human_lines(events: &[RunEvent<'_>], baseline_file: &Path) -> Vec<String>
     for event in events {
         match event {
             RunEvent::Started { .. } => {}
-            RunEvent::Cell(event) => {
-                let name = event.key.trial_name();
-                if let Some(r) = event.cell.repeats.as_ref().filter(|r| r.is_flaky()) {
-                    let statuses: Vec<&str> = r.statuses.iter().map(|s| s.as_str()).collect();
-                    lines.push(format!(
-                        "FLAKY {name}: {} of {} runs passed ({})",
-                        r.passes,
-                        r.runs,
-                        statuses.join(", ")
-                    ));
-                }
-                match event.baseline {
-                    BaselineVerdict::Unlisted if event.cell.status.breaks_build() => {
-                        lines.push(format!("FAIL {name}: {}", event.cell.detail.as_deref().unwrap_or_default()));
-                    }
-                    BaselineVerdict::Unlisted => {}
-                    BaselineVerdict::KnownFailure { reason } => lines.push(format!("KNOWN {name}: {reason}")),
-                    BaselineVerdict::Stale { reason } => lines.push(format!(
-                        "STALE {name}: listed as a known failure ({reason}) but it is now {}; remove it from {}",
-                        event.cell.status,
-                        baseline_file.display()
-                    )),
-                }
-            }
+            RunEvent::Cell(event) => lines.extend(cell_line(event, baseline_file)),
             RunEvent::Drift(entry) => lines.push(format!("DRIFT {entry}")),
             RunEvent::Finished(totals) => {
                 for (column, counts) in &totals.summary {
@@ -51,4 +35,29 @@ pub fn human_lines(events: &[RunEvent<'_>], baseline_file: &Path) -> Vec<String>
         }
     }
     lines
+}
+
+/// The line a cell prints, if any.
+fn cell_line(event: &CellEvent<'_>, baseline_file: &Path) -> Option<String> {
+    let name = event.key.trial_name();
+    let cell = event.cell;
+    match event.baseline {
+        BaselineVerdict::Unlisted => match (cell.outcome(), &cell.repeats) {
+            (Outcome::Pass, _) => None,
+            (Outcome::Flaky, Some(r)) => {
+                let statuses: Vec<&str> = r.statuses.iter().map(|s| s.as_str()).collect();
+                Some(format!("FLAKY {name}: {} of {} runs passed ({})", r.passes, r.runs, statuses.join(", ")))
+            }
+            (_, repeats) => {
+                let runs = repeats.as_ref().map(|r| format!(" (0 of {} runs passed)", r.runs)).unwrap_or_default();
+                Some(format!("FAIL {name}: {}{runs}", cell.detail.as_deref().unwrap_or_default()))
+            }
+        },
+        BaselineVerdict::KnownFailure { reason } => Some(format!("KNOWN {name}: {reason}")),
+        BaselineVerdict::Stale { reason } => Some(format!(
+            "STALE {name}: listed as a known failure ({reason}) but it is now {}; remove it from {}",
+            cell.status,
+            baseline_file.display()
+        )),
+    }
 }

@@ -2,7 +2,9 @@
 //! object per event, each with an `event` field (`started`, `cell`,
 //! `drift`, `finished`). A cell the baseline lists carries
 //! `baseline: {verdict, reason}`, the verdict `known_failure` or `stale`;
-//! `failing` counts what fails the run.
+//! a cell's `outcome` is what its runs come to under the one rule the exit
+//! code applies (`pass`, `flaky`, `fail`); `failing` counts what fails the
+//! run.
 
 use crate::suite::event::{CellEvent, RunEvent};
 use serde_json::{json, Value};
@@ -40,6 +42,7 @@ fn cell_value(event: &CellEvent<'_>) -> Value {
         "condition": event.key.condition,
         "column": cell.column_id,
         "status": cell.status.as_str(),
+        "outcome": cell.outcome().as_str(),
         "label": cell.label(),
         "golden": event.golden.map_or("none", |g| g.as_str()),
         "cell": cell,
