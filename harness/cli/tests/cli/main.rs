@@ -11,4 +11,5 @@ mod interrupt;
 mod live_mcp;
 mod outputs;
 mod protocol;
+mod threats;
 mod vendors;
