@@ -14,16 +14,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;
 
 /// The repository root.
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub(crate) const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
-fn read(path: &str) -> String {
+pub(crate) fn read(path: &str) -> String {
     let full = format!("{ROOT}/{path}");
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
 /// The cells of a Markdown table row, split on `|` not escaped as `\|`,
 /// each trimmed and with `\|` read as `|`.
-fn cells(line: &str) -> Vec<String> {
+pub(crate) fn cells(line: &str) -> Vec<String> {
     let mut cells = Vec::new();
     let mut cell = String::new();
     let mut chars = line.trim().trim_start_matches('|').chars().peekable();
@@ -41,7 +41,7 @@ fn cells(line: &str) -> Vec<String> {
 }
 
 /// The lines of the section a `## ` heading opens, up to the next one.
-fn section<'a>(text: &'a str, heading: &str) -> Vec<&'a str> {
+pub(crate) fn section<'a>(text: &'a str, heading: &str) -> Vec<&'a str> {
     let mut lines = text.lines().skip_while(|line| *line != heading);
     assert!(lines.next().is_some(), "no section `{heading}`");
     lines.take_while(|line| !line.starts_with("## ")).collect()
@@ -218,7 +218,7 @@ fn dependencies(manifest: &str) -> Vec<String> {
 }
 
 /// Each workspace member's folder under `harness/`, by its package name.
-fn folders_by_package() -> BTreeMap<String, String> {
+pub(crate) fn folders_by_package() -> BTreeMap<String, String> {
     members()
         .into_iter()
         .map(|folder| {

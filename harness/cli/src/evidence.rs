@@ -66,7 +66,10 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
     };
     let key = match args.sign_key.as_deref().map(read_signing_key).transpose() {
         Ok(key) => key,
-        Err(error) => return invalid(&error),
+        Err(error) => {
+            tell!("error: failed to {error}");
+            return Exit::InvalidInput;
+        }
     };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let request = CertifyRequest {

@@ -28,6 +28,8 @@ mod commands;
 mod decode;
 #[cfg(test)]
 mod docs;
+#[cfg(test)]
+mod docs_threats;
 mod evidence;
 use sharedos_conformance_metadata::exit;
 mod interrupt;

@@ -295,9 +295,14 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The first line `command --version` prints, run with only `env`; `None`
 /// when it cannot be started, fails, prints nothing or takes too long.
+/// Nothing it starts outlives the probe: it runs in a group of its own,
+/// killed once it has exited or run out of time, and its stdout is read
+/// on a thread of its own, so a process it left behind holding stdout
+/// open holds up nothing.
 #[must_use]
 pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<String> {
     use std::io::Read as _;
+    use std::os::unix::process::CommandExt as _;
     use std::process::{Command, Stdio};
     let mut child = Command::new(command)
         .arg("--version")
@@ -306,22 +311,34 @@ pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<Stri
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .ok()?;
+    let (sent, printed) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let read = stdout.take(4096).read_to_string(&mut text);
+            let _ = sent.send(read.map(|_| text));
+        });
+    }
     let started = std::time::Instant::now();
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() < VERSION_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
+            _ => break None,
         }
     };
-    let mut printed = String::new();
-    child.stdout.take()?.take(4096).read_to_string(&mut printed).ok()?;
+    // As the drivers' pump does: the group outlives its leader while any
+    // member lives, so its id reaches no stranger's group.
+    if let Some(group) = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let status = status?;
+    let printed = printed.recv_timeout(VERSION_TIMEOUT.saturating_sub(started.elapsed())).ok()?.ok()?;
     let line = printed.lines().next()?.trim();
     (status.success() && !line.is_empty()).then(|| line.to_string())
 }

@@ -1,5 +1,5 @@
-//! A signal mid-command: SIGINT or SIGTERM ends `run`, a live MCP turn and
-//! `verify` of an archive with 130 or 143, no process of theirs left
+//! A signal mid-command: SIGINT or SIGTERM ends `run`, `certify`, a live MCP
+//! turn and `verify` of an archive with 130 or 143, no process of theirs left
 //! running and no temporary folder left behind.
 
 use std::path::{Path, PathBuf};
@@ -51,20 +51,27 @@ fn read_pids(file: &Path) -> Vec<u32> {
     std::fs::read_to_string(file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect()
 }
 
+/// A seat whose runtime, on its first turn, starts a child in a session
+/// of its own, writes both pids to the file returned, and hangs.
+fn hanging_seat(dir: &Path) -> (PathBuf, PathBuf) {
+    let pids = dir.join("pids");
+    let seat = serde_json::json!({
+        "name": "hangs", "label": "hangs", "kind": "scripted", "command": "python3",
+        "args": ["standin.py", "hangs_with_a_child", pids],
+        "cwd": root().join("harness/process/tests/standins"), "passEnv": ["PATH"],
+    });
+    let seat_file = dir.join("hangs.json");
+    std::fs::write(&seat_file, seat.to_string()).unwrap();
+    (seat_file, pids)
+}
+
 #[test]
 fn sigint_and_sigterm_end_a_run_with_130_and_143_its_runtime_and_the_runtimes_own_child_killed() {
     let mut ended = 0;
     for (signal, code) in [("INT", 130), ("TERM", 143)] {
         let temporary = tempfile::tempdir().unwrap();
         let seats = tempfile::tempdir().unwrap();
-        let pids = seats.path().join("pids");
-        let seat = serde_json::json!({
-            "name": "hangs", "label": "hangs", "kind": "scripted", "command": "python3",
-            "args": ["standin.py", "hangs_with_a_child", pids],
-            "cwd": root().join("harness/process/tests/standins"), "passEnv": ["PATH"],
-        });
-        let seat_file = seats.path().join("hangs.json");
-        std::fs::write(&seat_file, seat.to_string()).unwrap();
+        let (seat_file, pids) = hanging_seat(seats.path());
         let child = binary(temporary.path())
             .args(["run", "--seat"])
             .arg(&seat_file)
@@ -80,6 +87,24 @@ fn sigint_and_sigterm_end_a_run_with_130_and_143_its_runtime_and_the_runtimes_ow
         ended += 1;
     }
     assert_eq!(ended, 2);
+}
+
+/// `certify` stopped mid-run writes no bundle, not even part of one, and
+/// leaves neither its runtime nor its temporary folder behind.
+#[test]
+fn sigterm_mid_certify_writes_no_bundle_and_leaves_no_runtime_or_temporary_folder() {
+    let temporary = tempfile::tempdir().unwrap();
+    let seats = tempfile::tempdir().unwrap();
+    let (seat_file, pids) = hanging_seat(seats.path());
+    let out = seats.path().join("bundle");
+    let child = binary(temporary.path()).arg("certify").arg("--seat").arg(&seat_file).arg("--out").arg(&out).spawn();
+    wait_until("the runtime's turn", || pids.is_file());
+    let [runtime, its_child] = read_pids(&pids)[..] else { panic!("two pids") };
+    assert_eq!(interrupt(child.unwrap(), "TERM"), Some(143));
+    wait_until("the runtime's end", || !alive(runtime) && !alive(its_child));
+    assert!(!out.exists(), "an interrupted certify left a bundle");
+    assert_eq!(entries(seats.path()), [seat_file, pids], "nothing was written beside the bundle's path");
+    assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "SIGTERM left temporary files");
 }
 
 #[test]

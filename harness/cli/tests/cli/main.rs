@@ -13,4 +13,5 @@ mod outputs;
 mod protocol;
 mod repeat_rule;
 mod schemas;
+mod threats;
 mod vendors;

@@ -10,7 +10,7 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_mcp::harness::{Connection, HarnessExit, HarnessLaunch, McpHarness, Transport};
-use sharedos_mcp::http::BEARER_CHALLENGE;
+use sharedos_mcp::http::{BEARER_CHALLENGE, MAX_BODY_BYTES};
 use sharedos_mcp::runtime::McpHarnessRuntime;
 use sharedos_mcp::serve::{RelayCommand, ServeOptions};
 use sharedos_model::execution::{ExecutionOptions, ExecutionResult, ExecutionStatus};
@@ -302,6 +302,25 @@ async fn interop_over_http_a_body_that_is_not_one_message_is_400_with_its_json_r
         assert_eq!(post(&elsewhere, Some(&token), None, INITIALIZE).await.0, 404);
         let put = reqwest::Client::new().put(&url).header("authorization", format!("Bearer {token}")).send();
         assert_eq!(put.await.unwrap().status().as_u16(), 405);
+    })
+    .await
+    .assert_succeeded();
+}
+
+/// A peer that sends more than the gate reads: 413 past 4 MiB, the body
+/// read no further; a body at the bound is read, and answered as what it
+/// is. Without the token the size is never looked at.
+#[tokio::test]
+async fn interop_over_http_a_body_over_4_mib_is_413_and_one_at_the_bound_is_read() {
+    with_endpoint(|(connection, _)| async move {
+        let (url, token) = http_parts(&connection);
+        let at_the_bound = format!("{{not json{}", " ".repeat(MAX_BODY_BYTES - "{not json".len()));
+        let (status, answer, _) = post(&url, Some(&token), None, &at_the_bound).await;
+        assert_eq!(status, 400, "read whole, and not a message: {answer}");
+        let over = format!("{at_the_bound} ");
+        let (status, answer, _) = post(&url, Some(&token), None, &over).await;
+        assert_eq!((status, answer.as_str()), (413, "Payload Too Large: the body exceeds 4 MiB"));
+        assert_eq!(post(&url, None, None, &over).await.0, 401);
     })
     .await
     .assert_succeeded();

@@ -208,3 +208,36 @@ async fn d49_a_cli_that_never_connects_ends_at_the_deadline_with_its_process_gro
     }
     panic!("the CLI {} or its child {} still runs", pids[0], pids[1]);
 }
+
+/// The version probe a seat's CLI gets before the run (`list`, `run` and
+/// `certify` make it) is a process the harness starts: a CLI that leaves
+/// a process behind holding the probe's stdout neither holds the command
+/// up until that process ends nor outlives it. Before, the probe read
+/// stdout to its end, and so waited as long as the process left behind.
+#[test]
+fn a_version_probe_waits_for_no_process_its_cli_leaves_behind_and_leaves_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let body = format!("echo 1.0.0\nsleep 1000 &\necho $! > '{}'", pids.display());
+    let command = script(dir.path(), &body);
+    let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
+    let (sent, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || sent.send(sharedos_mcp::live::cli_version(&command, &env)));
+    // A guard against hanging only: the probe's own bound is 20 s.
+    let version = received.recv_timeout(Duration::from_secs(60));
+    let left = std::fs::read_to_string(&pids).unwrap_or_default().trim().to_string();
+    if version.is_err() {
+        let _ = std::process::Command::new("kill").arg("-KILL").arg(&left).status();
+        panic!("the probe still waits on the process {left} its CLI left behind");
+    }
+    assert_eq!(version.unwrap().as_deref(), Some("1.0.0"));
+    assert!(!left.is_empty(), "the CLI wrote the id of the process it left");
+    for _ in 0..100 {
+        if !running(&left) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = std::process::Command::new("kill").arg("-KILL").arg(&left).status();
+    panic!("the process {left} the probed CLI left behind outlived the probe");
+}
