@@ -38,6 +38,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome.
+    pub const ALL: [Outcome; 3] = [Outcome::Pass, Outcome::Flaky, Outcome::Fail];
+
     /// The outcome of a cell that ran once, with this verdict.
     pub fn of_run(status: CellStatus) -> Outcome {
         if passes(status) {

@@ -10,6 +10,7 @@ use sharedos_conformance_metadata::failure::{Failure, Place};
 use sharedos_conformance_metadata::family::Family;
 use sharedos_conformance_metadata::launch::Clock;
 use sharedos_conformance_metadata::move_kind::MoveKind;
+use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_conformance_metadata::vendor::Vendor;
 use sharedos_conformance_metadata::witness::{Answer, OwnTool};
 use sharedos_conformance_metadata::CellStatus;
@@ -187,6 +188,7 @@ fn vocabularies() -> Vec<Held> {
         held("evidence-line.schema.json", "/$defs/toolStatus/enum", tool_statuses()),
         held("evidence-line.schema.json", "/$defs/answerKind/enum", answer_kinds()),
         held("run-event.schema.json", "/$defs/golden/enum", golden_states()),
+        held("run-event.schema.json", "/$defs/outcome/enum", Outcome::ALL.map(Outcome::as_str)),
         held("run-event.schema.json", "/$defs/baselineVerdict/enum", baseline_verdicts()),
         held("verify-output.schema.json", "/$defs/signature/enum", SignatureCheck::ALL.map(SignatureCheck::as_str)),
         held("verify-output.schema.json", "/$defs/failureCode/enum", failure_codes()),
