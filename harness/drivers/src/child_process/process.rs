@@ -6,6 +6,7 @@ use super::launch::Launch;
 use super::pump::{Event, Pump, PumpStatus};
 use crate::frame::HarnessFrame;
 use crate::transport::TransportError;
+use sharedos_contain::cage::Cage;
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::{Cell, RefCell};
 use std::process::Stdio;
@@ -43,7 +44,9 @@ pub struct HarnessProcess {
 
 impl HarnessProcess {
     /// Spawns the CLI: environment cleared and then only the named
-    /// variables, all three streams piped, its own process group.
+    /// variables, all three streams piped, its own process group, and a
+    /// cage of its own where the host allows one
+    /// ([`sharedos_contain::cage`]), killed whole when the CLI's use ends.
     ///
     /// # Errors
     /// [`TransportError::Aborted`] when `signal` has already fired (nothing
@@ -58,11 +61,28 @@ impl HarnessProcess {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(TransportError::NotStarted("find a tokio runtime to run the harness on".to_string()));
         }
-        let mut command = tokio::process::Command::new(&launch.command);
+        let environment = launch.child_environment(|name| std::env::var_os(name));
+        let cage = Cage::new();
+        let wrapped = cage
+            .as_ref()
+            .and_then(|cage| cage.wrap(&launch.command, &launch.args, &environment, launch.cwd.as_deref()));
+        let mut command = match &wrapped {
+            Some(wrapped) => {
+                let mut command = tokio::process::Command::new(&wrapped.program);
+                command.args(&wrapped.args);
+                command
+            }
+            None => {
+                let mut command = tokio::process::Command::new(&launch.command);
+                command.args(&launch.args);
+                command
+            }
+        };
+        // A cage the process was not started in has nothing to keep.
+        let cage = cage.filter(|_| wrapped.is_some());
         command
-            .args(&launch.args)
             .env_clear()
-            .envs(launch.child_environment(|name| std::env::var_os(name)))
+            .envs(environment)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -85,6 +105,7 @@ impl HarnessProcess {
             stderr: child.stderr.take(),
             child,
             pgid: pid,
+            cage,
             events: event_tx,
             commands: command_rx,
             status: status_tx,
