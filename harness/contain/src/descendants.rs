@@ -9,7 +9,7 @@
 //! this process is that grandchild's parent instead, so it is found below
 //! this process until it is killed.
 
-use rustix::process::{getpid, kill_process, set_child_subreaper, waitpid, Pid, Signal, WaitOptions};
+use rustix::process::{getpgrp, getpid, kill_process, set_child_subreaper, waitpid, Pid, Signal, WaitOptions};
 use std::time::Duration;
 
 /// How many rounds of scanning and killing a kill makes before it gives up
@@ -51,23 +51,52 @@ pub fn kill_descendants() {
     }
 }
 
-/// The living (not zombie) processes below `root`, from `/proc`.
-#[must_use]
-pub fn descendants(root: i32) -> Vec<i32> {
-    let mut parents: Vec<(i32, i32)> = Vec::new();
+/// Reaps this process's exited children that it did not start itself:
+/// orphans re-parented to it as their subreaper, which nothing else waits
+/// for and which would otherwise stay zombies, each holding a pid, until
+/// the command ends.
+///
+/// Only a child that is in neither its own process group nor this
+/// process's is one: every process the harness starts is put in a group
+/// of its own or left in the harness's, so the exit status of none of
+/// them is taken from the code that waits for it. An orphan that made a
+/// group or a session of its own is left for [`kill_descendants`].
+pub fn reap_orphans() {
+    let (me, group) = (getpid().as_raw_nonzero().get(), getpgrp().as_raw_nonzero().get());
+    for (pid, parent, state, pgid) in processes() {
+        if parent == me && state == "Z" && pgid != pid && pgid != group {
+            // A zombie's pid and group cannot change before it is reaped.
+            let _ = Pid::from_raw(pid).map(|pid| waitpid(Some(pid), WaitOptions::NOHANG));
+        }
+    }
+}
+
+/// Every process in `/proc`: its pid, parent, state letter and group.
+fn processes() -> Vec<(i32, i32, String, i32)> {
+    let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
         // The command name, in parentheses, may hold spaces and `)`: the
-        // fields after its last `)` are the state, then the parent.
+        // fields after its last `)` are the state, the parent, the group.
         let Some((_, after)) = stat.rsplit_once(')') else { continue };
         let mut fields = after.split_whitespace();
-        let state = fields.next();
-        let Some(parent) = fields.next().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        if state != Some("Z") {
-            parents.push((pid, parent));
-        }
+        let state = fields.next().unwrap_or_default().to_string();
+        let mut number = || fields.next().and_then(|field| field.parse::<i32>().ok());
+        let (Some(parent), Some(group)) = (number(), number()) else { continue };
+        found.push((pid, parent, state, group));
     }
+    found
+}
+
+/// The living (not zombie) processes below `root`, from `/proc`.
+#[must_use]
+pub fn descendants(root: i32) -> Vec<i32> {
+    let parents: Vec<(i32, i32)> = processes()
+        .into_iter()
+        .filter(|(_, _, state, _)| state != "Z")
+        .map(|(pid, parent, _, _)| (pid, parent))
+        .collect();
     let mut found = vec![root];
     let mut next = 0;
     while next < found.len() {

@@ -11,7 +11,8 @@
 //!   everything it starts from the moment it starts, so a process whose
 //!   parent exits is re-parented to it rather than to init, and stays its
 //!   descendant; when the command ends (normally or on a signal) every
-//!   descendant still there is killed. Where there are no cgroups, a
+//!   descendant still there is killed, and an orphan that exits before is
+//!   reaped when a seat's use ends ([`descendants::reap_orphans`]). Where there are no cgroups, a
 //!   seat's use ends with its process group killed, and what left the
 //!   group is killed when the command ends.
 #![forbid(unsafe_code)]

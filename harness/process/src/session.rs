@@ -24,6 +24,7 @@ use crate::placement::{RuntimePlacement, ThreadPin};
 use crate::violation::{parse_line, quote, Violation};
 use rustix::process::{Pid, Signal};
 use sharedos_contain::cage::Cage;
+use sharedos_contain::descendants::reap_orphans;
 use sharedos_model::execution::RuntimeManifest;
 use sharedos_model::message::PROTOCOL_VERSION;
 use std::collections::VecDeque;
@@ -606,6 +607,8 @@ impl Session {
         }
         let _ = child.kill();
         let _ = child.wait();
+        // What it left to the harness as their subreaper, once exited.
+        reap_orphans();
         // What it wrote last on stderr is read before the tail is quoted;
         // a process outside the group that holds stderr open is not waited for.
         let _ = lock(&self.stderr_done).recv_timeout(STDERR_SETTLE);

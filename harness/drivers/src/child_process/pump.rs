@@ -15,6 +15,7 @@ use super::splitter::{LineSplitter, RawLine};
 use crate::frame::HarnessFrame;
 use rustix::process::{kill_process_group, Pid, Signal};
 use sharedos_contain::cage::Cage;
+use sharedos_contain::descendants::reap_orphans;
 use std::collections::VecDeque;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -142,10 +143,14 @@ impl Pump {
         // one that ignored it, or let go of the pipes, must not outlive the
         // turn either, nor one that left the group.
         self.signal_group(Signal::KILL);
-        if let Some(cage) = self.cage.take() {
-            // Removing the cage waits, briefly, for the killed to be gone.
-            let _ = tokio::task::spawn_blocking(move || drop(cage)).await;
-        }
+        // Removing the cage waits, briefly, for the killed to be gone; those
+        // re-parented to the harness (its subreaper) are then reaped.
+        let cage = self.cage.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            drop(cage);
+            reap_orphans();
+        })
+        .await;
         self.status.send_modify(|s| s.done = true);
     }
 
