@@ -168,12 +168,13 @@ pub struct Cage {
     dir: PathBuf,
 }
 
-/// A program started inside a cage: what to start instead.
+/// What to start: for a program started inside a cage, the shell that
+/// enters it, with the program and its arguments among its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wrapped {
-    /// `/bin/sh`.
+    /// `/bin/sh`, or the program itself.
     pub program: PathBuf,
-    /// The shell's arguments, the program and its own among them.
+    /// The arguments.
     pub args: Vec<OsString>,
 }
 
@@ -233,6 +234,25 @@ impl Cage {
         wrapped.push(program.into());
         wrapped.extend(args.iter().map(OsString::from));
         Some(Wrapped { program: PathBuf::from(SHELL), args: wrapped })
+    }
+
+    /// A fresh cage for a process about to start, and what to start: the
+    /// program wrapped to enter it, or the program as it is where there is
+    /// no cage or it cannot be wrapped (see [`Cage::wrap`]), with no cage.
+    #[must_use]
+    pub fn around<V: AsRef<OsStr>>(
+        program: &str,
+        args: &[String],
+        env: &BTreeMap<String, V>,
+        cwd: Option<&Path>,
+    ) -> (Option<Cage>, Wrapped) {
+        let cage = Cage::new();
+        match cage.as_ref().and_then(|cage| cage.wrap(program, args, env, cwd)) {
+            Some(wrapped) => (cage, wrapped),
+            None => {
+                (None, Wrapped { program: PathBuf::from(program), args: args.iter().map(OsString::from).collect() })
+            }
+        }
     }
 
     /// The cage's folder.

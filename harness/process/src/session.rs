@@ -308,24 +308,9 @@ impl Session {
     /// # Errors
     /// When the process cannot be started.
     pub fn start(launch: &Launch) -> std::io::Result<Session> {
-        let cage = Cage::new();
-        let wrapped =
-            cage.as_ref().and_then(|cage| cage.wrap(&launch.command, &launch.args, &launch.env, launch.cwd.as_deref()));
-        let mut command = match &wrapped {
-            Some(wrapped) => {
-                let mut command = Command::new(&wrapped.program);
-                command.args(&wrapped.args);
-                command
-            }
-            None => {
-                let mut command = Command::new(&launch.command);
-                command.args(&launch.args);
-                command
-            }
-        };
-        // A cage the process was not started in has nothing to keep.
-        let cage = cage.filter(|_| wrapped.is_some());
-        command.env_clear().envs(&launch.env).process_group(0);
+        let (cage, start) = Cage::around(&launch.command, &launch.args, &launch.env, launch.cwd.as_deref());
+        let mut command = Command::new(&start.program);
+        command.args(&start.args).env_clear().envs(&launch.env).process_group(0);
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if let Some(cwd) = &launch.cwd {
             command.current_dir(cwd);

@@ -62,25 +62,10 @@ impl HarnessProcess {
             return Err(TransportError::NotStarted("find a tokio runtime to run the harness on".to_string()));
         }
         let environment = launch.child_environment(|name| std::env::var_os(name));
-        let cage = Cage::new();
-        let wrapped = cage
-            .as_ref()
-            .and_then(|cage| cage.wrap(&launch.command, &launch.args, &environment, launch.cwd.as_deref()));
-        let mut command = match &wrapped {
-            Some(wrapped) => {
-                let mut command = tokio::process::Command::new(&wrapped.program);
-                command.args(&wrapped.args);
-                command
-            }
-            None => {
-                let mut command = tokio::process::Command::new(&launch.command);
-                command.args(&launch.args);
-                command
-            }
-        };
-        // A cage the process was not started in has nothing to keep.
-        let cage = cage.filter(|_| wrapped.is_some());
+        let (cage, start) = Cage::around(&launch.command, &launch.args, &environment, launch.cwd.as_deref());
+        let mut command = tokio::process::Command::new(&start.program);
         command
+            .args(&start.args)
             .env_clear()
             .envs(environment)
             .stdin(Stdio::piped())
