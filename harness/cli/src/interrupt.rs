@@ -9,9 +9,10 @@
 //!   bundle, a live turn's workspace and home) is made under one folder of
 //!   this invocation's, so removing that one folder removes them all;
 //! - every process the harness started, and everything those started, is
-//!   a descendant of this process: found in `/proc` and killed, the
-//!   harness made their subreaper first so that none escapes by losing its
-//!   parent between two scans;
+//!   a descendant of this process, which is their subreaper from its start
+//!   (so one whose parent exits, however long before, is re-parented here
+//!   and not to init): found in `/proc` and killed, on a signal and when
+//!   the command ends normally alike;
 //! - output files are written while holding [`Interrupt::writing`], which
 //!   the signal path takes before it cleans up, so a report, golden file or
 //!   bundle is either written whole or not started.
@@ -20,18 +21,11 @@
 //! during the clean-up ends the process at once, with the same code.
 
 use crate::exit::Exit;
+use sharedos_contain::descendants::{become_subreaper, kill_descendants, KILL_PAUSE, KILL_ROUNDS};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
-
-/// How many rounds of scanning and killing the clean-up makes before it
-/// gives up on a process that keeps starting children.
-const KILL_ROUNDS: u32 = 200;
-/// The pause between two rounds: long enough for a killed process to be
-/// gone from `/proc` or left a zombie, short enough not to be noticed.
-const KILL_PAUSE: Duration = Duration::from_millis(5);
 
 /// The invocation's signal handling and temporary folder.
 pub struct Interrupt {
@@ -50,6 +44,9 @@ pub enum InstallError {
     /// The signal handlers.
     #[error("handle SIGINT and SIGTERM: {0}")]
     Signals(#[source] std::io::Error),
+    /// Becoming the subreaper of what the command starts.
+    #[error("become the subreaper of the processes the command starts: {0}")]
+    Subreaper(#[source] std::io::Error),
 }
 
 impl Interrupt {
@@ -60,6 +57,9 @@ impl Interrupt {
     /// # Errors
     /// When the folder cannot be made or the handlers cannot be set.
     pub fn install() -> Result<Self, InstallError> {
+        // Before anything is started: a process orphaned at any time stays
+        // below this one, to be killed when the command ends.
+        become_subreaper().map_err(InstallError::Subreaper)?;
         let temporary = tempfile::Builder::new()
             .prefix("sharedos-conformance-")
             .tempdir()
@@ -90,9 +90,11 @@ impl Interrupt {
         Ok(Interrupt { gate, cleaning, temporary })
     }
 
-    /// Ends a command that ran to its end: removes the temporary folder,
-    /// unless a signal came first, in which case its clean-up ends the
-    /// process (with 130 or 143) and this never returns.
+    /// Ends a command that ran to its end: kills every process still below
+    /// this one (what a runtime or CLI started and left behind, in a
+    /// session of its own or not) and removes the temporary folder, unless
+    /// a signal came first, in which case its clean-up ends the process
+    /// (with 130 or 143) and this never returns.
     #[must_use]
     pub fn finish(self, exit: Exit) -> std::process::ExitCode {
         let gate = Arc::clone(&self.gate);
@@ -103,6 +105,7 @@ impl Interrupt {
                 std::thread::park();
             }
         }
+        kill_descendants();
         drop(self.temporary);
         std::process::ExitCode::from(exit.code())
     }
@@ -121,58 +124,11 @@ fn clean_up_and_exit(signal: i32, gate: &Mutex<()>, folder: &Path) -> ! {
     let (name, exit) = if signal == SIGINT { ("SIGINT", Exit::Interrupted) } else { ("SIGTERM", Exit::Terminated) };
     tell!("interrupted by {name}: stopping every runtime and removing temporary files");
     kill_descendants();
+    // The seats' cages are not dropped on this path: emptied above, they
+    // are removed here.
+    sharedos_contain::cage::remove_all();
     remove_folder(folder);
     std::process::exit(i32::from(exit.code()))
-}
-
-/// Kills every process below this one until none is left. Becoming their
-/// subreaper first means a grandchild whose parent dies mid-scan comes to
-/// this process rather than to init, and is found by the next scan.
-fn kill_descendants() {
-    use rustix::process::{getpid, kill_process, set_child_subreaper, waitpid, Pid, Signal, WaitOptions};
-    let me = getpid();
-    let _ = set_child_subreaper(Some(me));
-    for _ in 0..KILL_ROUNDS {
-        let living = descendants(me.as_raw_nonzero().get());
-        for pid in &living {
-            if let Some(pid) = Pid::from_raw(*pid) {
-                let _ = kill_process(pid, Signal::KILL);
-            }
-        }
-        // Reaped here, as nothing else will wait for them now.
-        while let Ok(Some(_)) = waitpid(None, WaitOptions::NOHANG) {}
-        if living.is_empty() {
-            return;
-        }
-        std::thread::sleep(KILL_PAUSE);
-    }
-}
-
-/// The living (not zombie) processes below `root`, from `/proc`.
-fn descendants(root: i32) -> Vec<i32> {
-    let mut parents: Vec<(i32, i32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // The command name, in parentheses, may hold spaces and `)`: the
-        // fields after its last `)` are the state, then the parent.
-        let Some((_, after)) = stat.rsplit_once(')') else { continue };
-        let mut fields = after.split_whitespace();
-        let state = fields.next();
-        let Some(parent) = fields.next().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        if state != Some("Z") {
-            parents.push((pid, parent));
-        }
-    }
-    let mut found = vec![root];
-    let mut next = 0;
-    while next < found.len() {
-        let parent = found[next];
-        found.extend(parents.iter().filter(|(_, p)| *p == parent).map(|(pid, _)| *pid));
-        next += 1;
-    }
-    found.remove(0);
-    found
 }
 
 /// Removes the invocation's temporary folder. A process killed a moment

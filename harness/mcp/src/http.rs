@@ -11,19 +11,25 @@
 //! 400 with a JSON-RPC error (`-32700` without a usable id, `-32600` with
 //! one or for a batch) rather than rmcp's 415, and a session `DELETE` is
 //! answered 200 once the session is ended, or 404 when it is not known.
+//! The token is checked on the request's head, before its body is read;
+//! a body declared or found longer than [`MAX_BODY_BYTES`] is 413, read no
+//! further than the limit; and at most
+//! [`MAX_CONNECTIONS`](sharedos_scripted_model::admission::MAX_CONNECTIONS)
+//! connections are served at once.
 
 use crate::bearer::RequiredToken;
 use crate::lines::usable_id;
 use crate::server::McpToolServer;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Body as HttpBody, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Value};
+use sharedos_scripted_model::admission::{Admission, MAX_CONNECTIONS};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -106,14 +112,25 @@ impl Drop for HttpServing {
     }
 }
 
-/// Accepts connections until `stop`, then drops every one still open.
+/// Accepts connections until `stop`, then drops every one still open. At
+/// most [`MAX_CONNECTIONS`] are served at once; the next waits in the
+/// listen queue until one closes.
 async fn accept(listener: TcpListener, service: Service, gate: Gate, stop: CancellationToken) {
     let mut connections = JoinSet::new();
+    let admission = Admission::new(MAX_CONNECTIONS);
+    // Dropped by another branch, the wait gives its place back, and
+    // accept, being cancel-safe, loses no connection.
+    let admitted = || async {
+        let permit = admission.permit().await;
+        (permit, listener.accept().await)
+    };
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
-            accepted = listener.accept() => {
+            (permit, accepted) = admitted() => {
+                let Some(permit) = permit else { break };
                 let Ok((stream, _)) = accepted else { continue };
+                let ticket = permit.admit();
                 // A client that keeps its connection (most CLIs do) would
                 // otherwise wait out Nagle's algorithm against its delayed
                 // ACK: about 40 ms on every call.
@@ -127,6 +144,7 @@ async fn accept(listener: TcpListener, service: Service, gate: Gate, stop: Cance
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
                         .await;
+                    drop(ticket);
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -148,9 +166,15 @@ impl Gate {
             return response;
         }
         let (parts, body) = request.into_parts();
+        // A declared length over the limit is refused before a byte is
+        // read; an undeclared one is read only up to the limit.
+        let too_large = || plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large: the body exceeds 4 MiB");
+        if HttpBody::size_hint(&body).lower() > MAX_BODY_BYTES as u64 {
+            return too_large();
+        }
         let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
             Ok(collected) => collected.to_bytes(),
-            Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large: the body exceeds 4 MiB"),
+            Err(_) => return too_large(),
         };
         if parts.method == hyper::Method::POST {
             if let Err(error) = one_message(&bytes) {

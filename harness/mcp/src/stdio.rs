@@ -10,6 +10,7 @@
 use crate::lines::LineTransport;
 use crate::server::McpToolServer;
 use rmcp::ServiceExt;
+use sharedos_scripted_model::admission::{Admission, MAX_CONNECTIONS};
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::UnixListener;
@@ -71,14 +72,27 @@ impl Drop for SocketServing {
     }
 }
 
+/// Serves each connection until `stop`; at most [`MAX_CONNECTIONS`] at
+/// once (a relay opens one), the next waiting in the listen queue.
 async fn accept(listener: UnixListener, server: McpToolServer, stop: CancellationToken) {
     let mut connections = JoinSet::new();
+    let admission = Admission::new(MAX_CONNECTIONS);
+    let admitted = || async {
+        let permit = admission.permit().await;
+        (permit, listener.accept().await)
+    };
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
-            accepted = listener.accept() => {
+            (permit, accepted) = admitted() => {
+                let Some(permit) = permit else { break };
                 let Ok((stream, _)) = accepted else { continue };
-                connections.spawn(serve_stream(server.clone(), stream, stop.child_token()));
+                let ticket = permit.admit();
+                let serving = serve_stream(server.clone(), stream, stop.child_token());
+                connections.spawn(async move {
+                    serving.await;
+                    drop(ticket);
+                });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }

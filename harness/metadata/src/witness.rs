@@ -37,10 +37,19 @@ pub enum Answer {
     /// A request outside the agent's loop (a title, a probe), answered
     /// without advancing the play.
     Side,
-    /// Refused: no key or a wrong one (HTTP 401).
+    /// Refused before its body was read: no key or a wrong one (HTTP 401).
     Unauthorized,
-    /// A path no model API has here (HTTP 404).
+    /// A path no model API has here (HTTP 404), refused before its body
+    /// was read.
     NotFound,
+    /// A body longer than the model reads (HTTP 413, the play not
+    /// advanced): refused on its declared length before any of it was
+    /// read, or once the part read passed the limit.
+    TooLarge {
+        /// The length the request declared (`content-length`), if it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        declared: Option<u64>,
+    },
     /// A body the API cannot read (HTTP 400, the play not advanced).
     Unreadable,
 }
@@ -66,9 +75,14 @@ pub struct Exchange {
     pub method: String,
     /// The path, without its query.
     pub path: String,
-    /// The body's SHA-256, hex.
-    pub body_sha256: String,
-    /// The body's length in bytes.
+    /// The SHA-256, hex, of the bytes of the body the model read: the
+    /// whole body, or for a body refused as [`Answer::TooLarge`] the part
+    /// read before the refusal. Absent when none of it was read (the
+    /// request was refused on its headers: [`Answer::Unauthorized`],
+    /// [`Answer::NotFound`], a declared length over the limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_sha256: Option<String>,
+    /// How many bytes of the body the model read.
     pub body_bytes: usize,
     /// The names the request offered the model for the play's tools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -23,6 +23,8 @@ use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PRO
 use crate::placement::{RuntimePlacement, ThreadPin};
 use crate::violation::{parse_line, quote, Violation};
 use rustix::process::{Pid, Signal};
+use sharedos_contain::cage::Cage;
+use sharedos_contain::descendants::reap_orphans;
 use sharedos_model::execution::RuntimeManifest;
 use sharedos_model::message::PROTOCOL_VERSION;
 use std::collections::VecDeque;
@@ -283,6 +285,8 @@ pub struct Session {
     /// The last wait that did not count, as (seen, written).
     stale_wait: std::cell::Cell<Option<(u64, u64)>>,
     placement: RuntimePlacement,
+    /// The cgroup holding everything the process started, where there is one.
+    cage: Option<Cage>,
 }
 
 impl std::fmt::Debug for Session {
@@ -297,13 +301,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Session {
     /// Starts `launch` in a process group of its own, with only its
-    /// variables. It is read on tokio runtimes with I/O enabled.
+    /// variables, inside a cage of its own where the host allows one
+    /// ([`sharedos_contain::cage`]). It is read on tokio runtimes with I/O
+    /// enabled.
     ///
     /// # Errors
     /// When the process cannot be started.
     pub fn start(launch: &Launch) -> std::io::Result<Session> {
-        let mut command = Command::new(&launch.command);
-        command.args(&launch.args).env_clear().envs(&launch.env).process_group(0);
+        let (cage, start) = Cage::around(&launch.command, &launch.args, &launch.env, launch.cwd.as_deref());
+        let mut command = Command::new(&start.program);
+        command.args(&start.args).env_clear().envs(&launch.env).process_group(0);
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if let Some(cwd) = &launch.cwd {
             command.current_dir(cwd);
@@ -361,6 +368,7 @@ impl Session {
             written: std::cell::Cell::new(0),
             stale_wait: std::cell::Cell::new(None),
             placement,
+            cage,
         })
     }
 
@@ -563,7 +571,8 @@ impl Session {
     }
 
     /// Closes stdin, gives the process its grace to exit, then kills its
-    /// whole process group and reaps it.
+    /// whole process group and its cage (everything it started, in a
+    /// session of its own or not), and reaps it.
     pub fn shut_down(&self) {
         self.idle();
         lock(&self.input).close();
@@ -578,8 +587,13 @@ impl Session {
         // Members that outlived the leader go too. Once the child is
         // reaped its id may be reused, so the group is killed first.
         let _ = rustix::process::kill_process_group(Pid::from_child(&child), Signal::KILL);
+        if let Some(cage) = &self.cage {
+            cage.kill();
+        }
         let _ = child.kill();
         let _ = child.wait();
+        // What it left to the harness as their subreaper, once exited.
+        reap_orphans();
         // What it wrote last on stderr is read before the tail is quoted;
         // a process outside the group that holds stderr open is not waited for.
         let _ = lock(&self.stderr_done).recv_timeout(STDERR_SETTLE);

@@ -2,6 +2,7 @@
 //! that speaks the model APIs the pinned CLIs use, plays a row's calls and
 //! ending, and witnesses every request the CLI sent and what it answered.
 
+pub mod admission;
 pub mod anthropic;
 pub mod naming;
 pub mod play;

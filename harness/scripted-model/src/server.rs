@@ -2,14 +2,15 @@
 //! behind a fresh key, closed with the turn, so it never answers a turn
 //! that has ended and a stalled reply ends when the turn does.
 
+use crate::admission::{Admission, MAX_CONNECTIONS};
 use crate::naming::{presented_name, PresentedName};
 use crate::play::{Play, PlayCall, Reply};
 use crate::view::{RequestView, Role, Then, Wire};
 use crate::{anthropic, responses};
 use bytes::Bytes;
 use futures::StreamExt;
-use http_body_util::{combinators::BoxBody, BodyExt, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use http_body_util::{combinators::BoxBody, BodyExt, StreamBody};
+use hyper::body::{Body as HttpBody, Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
@@ -24,8 +25,12 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// The largest request body read, in bytes; a CLI's system prompt and tool
-/// list run to a few hundred KiB.
+/// list run to a few hundred KiB. A longer one is answered 413.
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// How much of what the canary address is sent is read: it answers
+/// anyone, so what it reads is kept small.
+const CANARY_BODY_BYTES: usize = 64 * 1024;
 
 /// How long a hung-up reply's begun message stands before the connection drops.
 const HANG_UP_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
@@ -50,6 +55,7 @@ pub struct ModelServer {
     key: Arc<str>,
     stop: CancellationToken,
     accepting: tokio::task::JoinHandle<()>,
+    admission: Admission,
 }
 
 /// What every connection of one turn shares.
@@ -84,8 +90,16 @@ impl ModelServer {
             log,
         });
         let stop = CancellationToken::new();
-        let accepting = tokio::spawn(accept(listener, turn, stop.clone()));
-        Ok(ModelServer { address, key, stop, accepting })
+        let admission = Admission::new(MAX_CONNECTIONS);
+        let accepting = tokio::spawn(accept(listener, turn, admission.clone(), stop.clone()));
+        Ok(ModelServer { address, key, stop, accepting, admission })
+    }
+
+    /// How many connections it serves now, and the most it served at once
+    /// (never more than [`MAX_CONNECTIONS`]).
+    #[must_use]
+    pub fn connections(&self) -> (usize, usize) {
+        (self.admission.serving(), self.admission.most_served())
     }
 
     /// Where the CLI is pointed.
@@ -108,13 +122,22 @@ impl Drop for ModelServer {
     }
 }
 
-async fn accept(listener: TcpListener, turn: Arc<Turn>, stop: CancellationToken) {
+async fn accept(listener: TcpListener, turn: Arc<Turn>, admission: Admission, stop: CancellationToken) {
     let mut connections = JoinSet::new();
+    // A place is taken before the connection: one past the cap waits in
+    // the listen queue. Dropped by another branch, the wait gives its
+    // place back and accept loses no connection (it is cancel-safe).
+    let admitted = || async {
+        let permit = admission.permit().await;
+        (permit, listener.accept().await)
+    };
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
-            accepted = listener.accept() => {
+            (permit, accepted) = admitted() => {
+                let Some(permit) = permit else { break };
                 let Ok((stream, _)) = accepted else { continue };
+                let ticket = permit.admit();
                 let _ = stream.set_nodelay(true);
                 let turn = Arc::clone(&turn);
                 let handler = hyper::service::service_fn(move |request| {
@@ -125,6 +148,7 @@ async fn accept(listener: TcpListener, turn: Arc<Turn>, stop: CancellationToken)
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
                         .await;
+                    drop(ticket);
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -169,47 +193,67 @@ impl Turn {
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
         let (parts, body) = request.into_parts();
         let path = parts.uri.path().to_string();
-        let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(_) => Bytes::new(),
-        };
-        self.look_for_secrets(&bytes);
         let mut exchange = Exchange {
             method: parts.method.to_string(),
             path: path.clone(),
-            body_sha256: hex::encode(Sha256::digest(&bytes)),
-            body_bytes: bytes.len(),
+            body_sha256: None,
+            body_bytes: 0,
             offered: Vec::new(),
             returned: Vec::new(),
             answer: Answer::Side,
         };
-        let (wire, answer) = self.answer(&parts, &path, &bytes, &mut exchange).await;
+        let route = route(&parts.method, &path);
+        let (wire, answer) = match self.admit(route, &parts.headers, body, &mut exchange).await {
+            Ok(bytes) => self.answer(route, &bytes, &mut exchange).await,
+            Err(refused) => refused,
+        };
         exchange.answer = answer;
         self.log().record(exchange);
         respond(wire)
     }
 
-    async fn answer(
+    /// The body of a request the API answers, read only once its headers
+    /// have shown the turn's key (a request without it costs no more than
+    /// its head), or the answer to one that is not: a path with no API, a
+    /// probe, the canary, a missing key, a body too large.
+    async fn admit(
         &self,
-        parts: &hyper::http::request::Parts,
-        path: &str,
-        bytes: &[u8],
+        route: Route,
+        headers: &hyper::HeaderMap,
+        body: Incoming,
         exchange: &mut Exchange,
-    ) -> (Wire, Answer) {
-        let route = route(&parts.method, path);
-        if route == Route::Unknown {
-            return (text_wire(404, "Not Found: no model API here"), Answer::NotFound);
+    ) -> Result<Vec<u8>, (Wire, Answer)> {
+        match route {
+            Route::Unknown => return Err((text_wire(404, "Not Found: no model API here"), Answer::NotFound)),
+            Route::Probe => return Err((text_wire(200, ""), Answer::Side)),
+            Route::Canary => {
+                // Anyone may fetch the canary, so what it is sent is read
+                // only as far as a small bound, for the secrets it carries.
+                let (BodyRead::Whole(read) | BodyRead::TooLarge { read, .. }) =
+                    read_body(body, CANARY_BODY_BYTES, exchange).await;
+                self.look_for_secrets(&read);
+                self.log().outside.fetched += 1;
+                return Err((text_wire(200, "canary"), Answer::Side));
+            }
+            Route::Messages | Route::CountTokens | Route::Responses => {}
         }
-        if route == Route::Probe {
-            return (text_wire(200, ""), Answer::Side);
+        if !self.authorized(headers) {
+            return Err((text_wire(401, "Unauthorized: the turn's key is required"), Answer::Unauthorized));
         }
-        if route == Route::Canary {
-            self.log().outside.fetched += 1;
-            return (text_wire(200, "canary"), Answer::Side);
+        match read_body(body, MAX_BODY_BYTES, exchange).await {
+            BodyRead::Whole(bytes) => {
+                self.look_for_secrets(&bytes);
+                Ok(bytes)
+            }
+            BodyRead::TooLarge { declared, read } => {
+                self.look_for_secrets(&read);
+                let text = format!("Payload Too Large: the body exceeds {} MiB", MAX_BODY_BYTES >> 20);
+                Err((text_wire(413, &text), Answer::TooLarge { declared }))
+            }
         }
-        if !self.authorized(&parts.headers) {
-            return (text_wire(401, "Unauthorized: the turn's key is required"), Answer::Unauthorized);
-        }
+    }
+
+    async fn answer(&self, route: Route, bytes: &[u8], exchange: &mut Exchange) -> (Wire, Answer) {
         if route == Route::CountTokens {
             return (anthropic::token_count(), Answer::Side);
         }
@@ -336,6 +380,48 @@ impl Turn {
             scheme.eq_ignore_ascii_case("bearer").then_some(token.trim())
         });
         [header("x-api-key"), bearer].into_iter().flatten().any(|presented| same(presented, &self.key))
+    }
+}
+
+/// A request's body, as far as it was read.
+#[derive(Debug)]
+enum BodyRead {
+    /// All of it (what came before a broken connection, which then fails
+    /// as JSON).
+    Whole(Vec<u8>),
+    /// More than the limit: refused on its declared length with nothing
+    /// read, or once the part read passed the limit (what was read up to it).
+    TooLarge { declared: Option<u64>, read: Vec<u8> },
+}
+
+/// Reads `body` up to `limit` bytes, stopping at the first frame that
+/// would pass it, and notes in `exchange` how many bytes were read and
+/// their hash. A body whose declared length is over the limit is refused
+/// before any of it is read.
+async fn read_body(mut body: Incoming, limit: usize, exchange: &mut Exchange) -> BodyRead {
+    let declared = HttpBody::size_hint(&body).exact();
+    let mut read = Vec::new();
+    if declared.is_some_and(|length| length > u64::try_from(limit).unwrap_or(u64::MAX)) {
+        return BodyRead::TooLarge { declared, read };
+    }
+    let mut hash = Sha256::new();
+    let mut over = false;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { break };
+        let Ok(data) = frame.into_data() else { continue };
+        hash.update(&data);
+        exchange.body_bytes += data.len();
+        if read.len() + data.len() > limit {
+            over = true;
+            break;
+        }
+        read.extend_from_slice(&data);
+    }
+    exchange.body_sha256 = Some(hex::encode(hash.finalize()));
+    if over {
+        BodyRead::TooLarge { declared, read }
+    } else {
+        BodyRead::Whole(read)
     }
 }
 

@@ -167,3 +167,89 @@ fn an_interrupted_live_turn_kills_the_cli_and_removes_its_workspace_and_token() 
     assert!(!Path::new(cwd).exists(), "the workspace, with its bearer token, was left");
     assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new());
 }
+
+/// Every living process whose command line holds `marker`.
+fn holding(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else { continue };
+        let Ok(line) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if String::from_utf8_lossy(&line).contains(marker) && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Kills whatever still holds its marker when it drops, so that a failed
+/// assertion leaves nothing running.
+struct Sweep(String);
+
+impl Drop for Sweep {
+    fn drop(&mut self) {
+        for pid in holding(&self.0) {
+            let _ = Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+        }
+    }
+}
+
+/// A seat whose runtime, on its turn, forks a child that forks a grandchild
+/// into a session of its own, deaf to SIGTERM and SIGHUP, and exits; then
+/// completes the turn (`double_forks`) or hangs (`double_forks_and_hangs`).
+/// The grandchild writes its pid to `pid_file`, whose path, unique to the
+/// test, is in the command line of every process of the seat.
+fn double_forking_seat(dir: &Path, mode: &str, pid_file: &Path) -> PathBuf {
+    let seat = serde_json::json!({
+        "name": "orphans", "label": "orphans", "kind": "scripted", "command": "python3",
+        "args": ["standin.py", mode, pid_file],
+        "cwd": root().join("harness/process/tests/standins"), "passEnv": ["PATH"],
+    });
+    let seat_file = dir.join(format!("{mode}.json"));
+    std::fs::write(&seat_file, seat.to_string()).unwrap();
+    seat_file
+}
+
+#[test]
+fn nothing_a_runtime_started_outlives_a_run_that_ends_or_is_interrupted_with_cgroups_or_without() {
+    let mut checked = 0;
+    for cgroups in ["on", "off"] {
+        for interrupted in [false, true] {
+            let temporary = tempfile::tempdir().unwrap();
+            let seats = tempfile::tempdir().unwrap();
+            let pid_file = seats.path().join("grandchild");
+            let marker = pid_file.display().to_string();
+            let _sweep = Sweep(marker.clone());
+            let mode = if interrupted { "double_forks_and_hangs" } else { "double_forks" };
+            let seat_file = double_forking_seat(seats.path(), mode, &pid_file);
+            let mut command = binary(temporary.path());
+            command.args(["run", "--seat"]).arg(&seat_file).args(["--column", "process:orphans"]);
+            command.args(["--case", "bounded-grant"]).stdout(std::process::Stdio::null());
+            if cgroups == "off" {
+                command.env("SHAREDOS_CGROUPS", "off");
+            }
+            let mut child = command.spawn().unwrap();
+            let case = format!("cgroups {cgroups}, {}", if interrupted { "SIGINT" } else { "a normal end" });
+            wait_until("the grandchild's start", || pid_file.is_file());
+            let grandchild: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+            assert!(alive(grandchild), "{case}: the grandchild runs");
+            if interrupted {
+                assert_eq!(interrupt(child, "INT"), Some(130), "{case}");
+            } else {
+                let start = Instant::now();
+                while child.try_wait().unwrap().is_none() {
+                    assert!(start.elapsed() < Duration::from_secs(120), "{case}: the run never ended");
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            // The harness has exited: what it killed may still be on its way out.
+            let start = Instant::now();
+            while !holding(&marker).is_empty() && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            assert_eq!(holding(&marker), Vec::<u32>::new(), "{case}: a process of the runtime's outlived the run");
+            assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "{case}: temporary files were left");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}

@@ -16,7 +16,7 @@ fn witnessed(index: usize, offered: bool, text: &str) -> WitnessLog {
     let exchange = |answer: Answer, returned: Vec<Returned>| Exchange {
         method: "POST".into(),
         path: "/v1/messages".into(),
-        body_sha256: String::new(),
+        body_sha256: None,
         body_bytes: 0,
         offered: Vec::new(),
         returned,

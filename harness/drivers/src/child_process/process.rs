@@ -6,6 +6,7 @@ use super::launch::Launch;
 use super::pump::{Event, Pump, PumpStatus};
 use crate::frame::HarnessFrame;
 use crate::transport::TransportError;
+use sharedos_contain::cage::Cage;
 use sharedos_port::signal::{AbortReason, AbortSignal};
 use std::cell::{Cell, RefCell};
 use std::process::Stdio;
@@ -43,7 +44,9 @@ pub struct HarnessProcess {
 
 impl HarnessProcess {
     /// Spawns the CLI: environment cleared and then only the named
-    /// variables, all three streams piped, its own process group.
+    /// variables, all three streams piped, its own process group, and a
+    /// cage of its own where the host allows one
+    /// ([`sharedos_contain::cage`]), killed whole when the CLI's use ends.
     ///
     /// # Errors
     /// [`TransportError::Aborted`] when `signal` has already fired (nothing
@@ -58,11 +61,13 @@ impl HarnessProcess {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(TransportError::NotStarted("find a tokio runtime to run the harness on".to_string()));
         }
-        let mut command = tokio::process::Command::new(&launch.command);
+        let environment = launch.child_environment(|name| std::env::var_os(name));
+        let (cage, start) = Cage::around(&launch.command, &launch.args, &environment, launch.cwd.as_deref());
+        let mut command = tokio::process::Command::new(&start.program);
         command
-            .args(&launch.args)
+            .args(&start.args)
             .env_clear()
-            .envs(launch.child_environment(|name| std::env::var_os(name)))
+            .envs(environment)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -85,6 +90,7 @@ impl HarnessProcess {
             stderr: child.stderr.take(),
             child,
             pgid: pid,
+            cage,
             events: event_tx,
             commands: command_rx,
             status: status_tx,

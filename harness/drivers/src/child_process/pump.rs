@@ -1,7 +1,8 @@
 //! The background task that owns a running CLI: it reads stdout into
 //! frames, keeps a tail of stderr, enforces the deadline and the
 //! ignored-line cap, kills the process group when told to (or when its
-//! handle is dropped), and always reaps the child.
+//! handle is dropped), and always reaps the child; when it ends, the CLI's
+//! cage goes too, with whatever the CLI started outside its group.
 //!
 //! It is a `Send` task on the ambient tokio runtime, so it keeps running
 //! while the driver is busy elsewhere: a CLI that exits is reaped at once
@@ -13,6 +14,8 @@ use super::lines::{classify, LineKind};
 use super::splitter::{LineSplitter, RawLine};
 use crate::frame::HarnessFrame;
 use rustix::process::{kill_process_group, Pid, Signal};
+use sharedos_contain::cage::Cage;
+use sharedos_contain::descendants::reap_orphans;
 use std::collections::VecDeque;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -51,6 +54,9 @@ pub(super) struct PumpStatus {
 pub(super) struct Pump {
     pub child: Child,
     pub pgid: Option<u32>,
+    /// Everything the CLI started, where there is a cage: killed when the
+    /// task ends, or when it is dropped unfinished.
+    pub cage: Option<Cage>,
     pub stdout: Option<ChildStdout>,
     pub stderr: Option<ChildStderr>,
     pub events: mpsc::Sender<Event>,
@@ -135,8 +141,16 @@ impl Pump {
         }
         // Members that outlived the leader were sent SIGTERM when it exited;
         // one that ignored it, or let go of the pipes, must not outlive the
-        // turn either.
+        // turn either, nor one that left the group.
         self.signal_group(Signal::KILL);
+        // Removing the cage waits, briefly, for the killed to be gone; those
+        // re-parented to the harness (its subreaper) are then reaped.
+        let cage = self.cage.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            drop(cage);
+            reap_orphans();
+        })
+        .await;
         self.status.send_modify(|s| s.done = true);
     }
 

@@ -14,6 +14,7 @@ use sharedos_mcp::http::{BEARER_CHALLENGE, MAX_BODY_BYTES};
 use sharedos_mcp::runtime::McpHarnessRuntime;
 use sharedos_mcp::serve::{RelayCommand, ServeOptions};
 use sharedos_model::execution::{ExecutionOptions, ExecutionResult, ExecutionStatus};
+use sharedos_scripted_model::admission::MAX_CONNECTIONS;
 use sharedos_testkit::events::events_of;
 use sharedos_testkit::json::object;
 use sharedos_testkit::world::{read_policy, World};
@@ -321,6 +322,63 @@ async fn interop_over_http_a_body_over_4_mib_is_413_and_one_at_the_bound_is_read
         let (status, answer, _) = post(&url, Some(&token), None, &over).await;
         assert_eq!((status, answer.as_str()), (413, "Payload Too Large: the body exceeds 4 MiB"));
         assert_eq!(post(&url, None, None, &over).await.0, 401);
+    })
+    .await
+    .assert_succeeded();
+}
+
+/// A connection that has sent a POST's head with `headers` and no body.
+async fn posted_head(url: &str, headers: &str) -> tokio::net::TcpStream {
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let head = format!("POST /mcp HTTP/1.1\r\nhost: mcp\r\ncontent-type: application/json\r\n{headers}\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+}
+
+/// The status code first answered on `stream`; the test fails as hung
+/// when none comes within a (generous) watchdog.
+async fn first_status(stream: &mut tokio::net::TcpStream) -> u16 {
+    use tokio::io::AsyncReadExt;
+    let mut line = [0_u8; 12];
+    let read = tokio::time::timeout(Duration::from_secs(30), stream.read_exact(&mut line)).await;
+    read.expect("no answer: the server waits for the body").unwrap();
+    String::from_utf8_lossy(&line[9..]).parse().unwrap()
+}
+
+#[tokio::test]
+async fn interop_over_http_a_body_is_read_only_with_the_token_and_one_declared_over_the_limit_not_at_all() {
+    with_endpoint(|(connection, _)| async move {
+        let (url, token) = http_parts(&connection);
+        let claimed = MAX_BODY_BYTES + 1;
+        let mut unauthorized = posted_head(&url, &format!("content-length: {claimed}\r\n")).await;
+        assert_eq!(first_status(&mut unauthorized).await, 401, "refused on its head");
+        let keyed = format!("authorization: Bearer {token}\r\ncontent-length: {claimed}\r\n");
+        let mut oversize = posted_head(&url, &keyed).await;
+        assert_eq!(first_status(&mut oversize).await, 413, "refused on its declared length");
+    })
+    .await
+    .assert_succeeded();
+}
+
+#[tokio::test]
+async fn interop_over_http_connections_past_the_cap_wait_until_a_served_one_closes() {
+    with_endpoint(|(connection, _)| async move {
+        let (url, token) = http_parts(&connection);
+        let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CONNECTIONS + 8 {
+            idle.push(tokio::net::TcpStream::connect(&address).await.unwrap());
+        }
+        // Queued behind every idle one, it is not served while they stay.
+        let request = post(&url, Some(&token), None, INITIALIZE);
+        tokio::pin!(request);
+        tokio::select! {
+            _ = &mut request => panic!("a connection past the cap was served"),
+            () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+        drop(idle);
+        assert_eq!(request.await.0, 200);
     })
     .await
     .assert_succeeded();

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod fuzz_protocol;
+mod orphans;
 mod reference;
 mod schemas;
 mod support;

@@ -103,6 +103,23 @@ def manifest():
     return {"id": "standin." + MODE, "version": "1", "protocolVersion": "1"}
 
 
+def double_fork(pid_file):
+    import signal
+    if os.fork() == 0:
+        if os.fork() == 0:
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            with open(pid_file + ".partial", "w") as out:
+                out.write("%d\n" % os.getpid())
+            os.rename(pid_file + ".partial", pid_file)
+            time.sleep(300)
+            os._exit(0)
+        os._exit(0)
+    while not os.path.exists(pid_file):
+        time.sleep(0.01)
+
+
 def turn(message):
     global SEEN
     t = message["turn"]
@@ -197,6 +214,15 @@ def turn(message):
             pids.write("%d %d\n" % (os.getpid(), child.pid))
         os.rename(sys.argv[2] + ".partial", sys.argv[2])
         time.sleep(300)
+    elif MODE in ("double_forks", "double_forks_and_hangs"):
+        # A child that forks a grandchild and exits: the grandchild, in a
+        # session of its own and deaf to SIGTERM and SIGHUP, is nobody's
+        # but init's (or a subreaper's). It writes its pid to FILE; the
+        # turn completes once it has (or, hanging, never does).
+        double_fork(sys.argv[2])
+        if MODE == "double_forks_and_hangs":
+            time.sleep(300)
+        complete(t, {"done": True})
     elif MODE == "flood":
         raw("\n" * 50)
     elif MODE == "line_too_long":

@@ -470,3 +470,34 @@ async fn a_member_that_outlives_its_leader_and_ignores_sigterm_is_killed_with_th
     let state = until_not_running(orphan).await;
     assert!(state.is_none() || state == Some('Z'), "the orphan went with its group: {state:?}");
 }
+
+#[tokio::test]
+async fn a_process_that_left_the_group_for_a_session_of_its_own_goes_with_the_cage() {
+    use sharedos_contain::cage::{mechanism, Mechanism};
+    // A CLI that starts a child in a session of its own, deaf to SIGTERM
+    // and SIGHUP, waits until it is there (it says so on a FIFO), says its
+    // pid, and exits: no group kill reaches it.
+    let folder = tempfile::tempdir().unwrap();
+    let fifo = folder.path().join("there");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let body =
+        "(exec setsid sh -c 'trap \"\" TERM HUP; echo >\"$0\"; exec sleep 30' \"$0\") </dev/null >/dev/null 2>&1 &\n\
+                read there <\"$0\"\necho \"{\\\"pid\\\": $!}\"\nexit 0";
+    let args = ["-c".to_string(), body.to_string(), fifo.display().to_string()];
+    let launch = Launch::new("/bin/sh").args(args).env("PATH", "/usr/bin:/bin");
+    let process = HarnessProcess::start(&launch.mode(ChildMode::Observe).limits(limits()), AbortSignal::new()).unwrap();
+    let frame = guarded(process.next_frame(AbortSignal::new())).await.unwrap().expect("the pid frame");
+    let escaped = u32::try_from(frame["pid"].as_u64().unwrap()).unwrap();
+    guarded(process.dispose()).await;
+    match mechanism() {
+        Mechanism::Cgroup => {
+            let state = until_not_running(escaped).await;
+            assert!(state.is_none() || state == Some('Z'), "the escaped process went with the cage: {state:?}");
+        }
+        Mechanism::ProcessGroup => {
+            // Left for the command's end, where the CLI's subreaper kills it.
+            assert!(process_state(escaped).is_some_and(|state| state != 'Z'));
+            let _ = std::process::Command::new("kill").arg("-KILL").arg(escaped.to_string()).status();
+        }
+    }
+}
