@@ -100,7 +100,7 @@ fn an_evidence_line_with_a_scripted_models_witness_follows_the_schema() {
     let exchange = |answer: Answer| Exchange {
         method: "POST".into(),
         path: "/v1/messages".into(),
-        body_sha256: "0".repeat(64),
+        body_sha256: Some("0".repeat(64)),
         body_bytes: 10,
         offered: vec!["files.read".into()],
         returned: vec![Returned { index: 0, is_error: false, text: "ok".into() }],
@@ -119,14 +119,19 @@ fn an_evidence_line_with_a_scripted_models_witness_follows_the_schema() {
         Answer::Unauthorized,
         Answer::NotFound,
         Answer::Unreadable,
+        Answer::TooLarge { declared: Some(16 << 20) },
+        Answer::TooLarge { declared: None },
     ];
+    let mut exchanges: Vec<Exchange> = answers.map(exchange).to_vec();
+    // Refused on its headers: nothing of the body read, so no digest.
+    exchanges.push(Exchange { body_sha256: None, body_bytes: 0, ..exchange(Answer::Unauthorized) });
     let outside = Outside {
         leaked: vec!["canary".into()],
         fetched: 1,
         own_calls: vec![OwnCall { tool: "cli.shell".into(), status: "completed".into() }],
         changed: vec!["notes.txt".into()],
     };
-    let log = WitnessLog { api: "anthropic-messages".into(), exchanges: answers.map(exchange).to_vec(), outside };
+    let log = WitnessLog { api: "anthropic-messages".into(), exchanges, outside };
     let dir = tempfile::tempdir().unwrap();
     let bundle = dir.path().join("b");
     run_expecting(
