@@ -146,6 +146,21 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// Every failure's code, in the variants' declaration order (a test
+    /// holds it to [`Failure::code`]).
+    pub const CODES: [&'static str; 10] = [
+        "missing_file",
+        "digest_mismatch",
+        "unlisted_file",
+        "unparsable",
+        "hash_mismatch",
+        "verdict_mismatch",
+        "summary_mismatch",
+        "missing_cell",
+        "extra_cell",
+        "bad_signature",
+    ];
+
     /// The failure's code, as `verify --format json` prints it and
     /// `docs/reference/verify-failures.md` lists it.
     #[must_use]
@@ -240,6 +255,7 @@ mod docs_tests {
             })
             .collect();
         assert_eq!(expected.len(), failures.len(), "two variants share a code");
+        assert_eq!(failures.iter().map(Failure::code).collect::<Vec<_>>(), Failure::CODES);
 
         let document = "docs/reference/verify-failures.md";
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/reference/verify-failures.md");

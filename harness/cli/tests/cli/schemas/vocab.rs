@@ -6,7 +6,7 @@
 use super::schemas;
 use serde_json::{json, Value};
 use sharedos_conformance::suite::lifecycle::GoldenState;
-use sharedos_conformance_metadata::failure::{Failure, Place};
+use sharedos_conformance_metadata::failure::Failure;
 use sharedos_conformance_metadata::family::Family;
 use sharedos_conformance_metadata::launch::Clock;
 use sharedos_conformance_metadata::move_kind::MoveKind;
@@ -121,27 +121,7 @@ fn baseline_verdicts() -> Vec<&'static str> {
 }
 
 fn failure_codes() -> Vec<&'static str> {
-    let place = || Place::file("manifest.json");
-    let text = String::new;
-    let every = [
-        Failure::MissingFile { place: place() },
-        Failure::Digest { place: place(), expected: text(), found: text() },
-        Failure::Unlisted { place: place() },
-        Failure::Unparsable { place: place(), expected: text() },
-        Failure::Mismatch { place: place(), what: text(), expected: text(), found: text() },
-        Failure::Verdict { place: place(), cell: text(), expected: text(), found: text() },
-        Failure::Summary { place: place(), what: text(), expected: text(), found: text() },
-        Failure::MissingCell { place: place(), cell: text() },
-        Failure::ExtraCell { place: place(), cell: text() },
-        Failure::Signature { place: place(), detail: text() },
-    ];
-    let _exhaustive = |f: &Failure| match f {
-        Failure::MissingFile { .. } | Failure::Digest { .. } | Failure::Unlisted { .. } => (),
-        Failure::Unparsable { .. } | Failure::Mismatch { .. } | Failure::Verdict { .. } => (),
-        Failure::Summary { .. } | Failure::MissingCell { .. } | Failure::ExtraCell { .. } => (),
-        Failure::Signature { .. } => (),
-    };
-    every.iter().map(Failure::code).collect()
+    Failure::CODES.to_vec()
 }
 
 fn moved_kinds() -> Vec<String> {
