@@ -113,6 +113,9 @@ pub struct CertifyArgs {
     /// one, as for `run`; the bundle carries every run's evidence.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Show no progress on stderr, even on a terminal.
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// Options of `merge`.
@@ -145,6 +148,9 @@ pub struct VerifyArgs {
     /// How to print the outcome.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
     pub format: VerifyFormat,
+    /// Show no progress on stderr, even on a terminal.
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// Output formats of `verify`.
@@ -275,6 +281,9 @@ pub struct RunArgs {
     /// not whether cells failed. For columns with no golden files.
     #[arg(long, value_name = "FILE")]
     pub verdicts: Option<PathBuf>,
+    /// Show no progress on stderr, even on a terminal.
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// Output formats.

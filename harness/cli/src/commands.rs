@@ -6,10 +6,11 @@ use crate::baseline::read_baseline;
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use crate::outputs::{Input, Kind, Output};
+use crate::progress::{Plan, Shown};
 use serde_json::json;
 use sharedos_conformance::suite::event::{run_events, RunEvent};
 use sharedos_conformance::suite::lifecycle::{settle, RunMode, REPORT_FILES};
-use sharedos_conformance::suite::matrix::RunSettings;
+use sharedos_conformance::suite::matrix::{workers, RunSettings};
 use sharedos_conformance::suite::report::run_and_report;
 use sharedos_conformance::suite::reporter::human::human_lines;
 use sharedos_conformance::suite::reporter::jsonl::jsonl_values;
@@ -21,6 +22,7 @@ use sharedos_grading::input::error::LoadError;
 use sharedos_grading::input::loader::{load_seat, load_suite, Suite};
 use sharedos_grading::output::atomic::write_if_changed;
 use sharedos_grading::plan::{plan, PlannedCell, Selection};
+use sharedos_grading::vocab::progress::Progress;
 use std::path::PathBuf;
 
 /// Runs one subcommand and returns how it ended.
@@ -121,8 +123,18 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
     let golden_dir = args.select.root.join("golden");
     let compare_with = (mode != RunMode::Bless).then_some(golden_dir.as_path());
     let selection = selection(&args.select);
-    let settings = RunSettings { jobs, golden: compare_with, keep_grading: false, repeat: args.repeat };
-    let report = match run_and_report(&suite, &selection, &planned, settings) {
+    let plan = Plan::of(&suite, &planned, args.repeat);
+    if args.select.format == Format::Human {
+        tell!("{}", about_to_run(&plan, workers(&suite, &planned, jobs)));
+    }
+    let shown = crate::progress::wanted(args.no_progress).then(|| Shown::new(&plan));
+    let progress = shown.as_ref().map(|shown| shown as &dyn Progress);
+    let settings = RunSettings { jobs, golden: compare_with, keep_grading: false, repeat: args.repeat, progress };
+    let report = run_and_report(&suite, &selection, &planned, settings);
+    if let Some(shown) = &shown {
+        shown.clear();
+    }
+    let report = match report {
         Ok(report) => report,
         Err(error) => {
             tell!("error: the harness failed to {error} (this is a bug)");
@@ -178,6 +190,13 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
         }
         return Exit::Io;
     }
+    if mode == RunMode::Run && full && args.select.format == Format::Human {
+        let reports = REPORT_FILES.map(|file| args.select.root.join(file).display().to_string());
+        tell!(
+            "the reports are {}; to see them as one page: sharedos-conformance report --html matrix.html",
+            reports.join(" and ")
+        );
+    }
     // Committed verdicts hold the failures they accept: only drift fails.
     let failing = events.iter().any(|e| matches!(e, RunEvent::Finished(totals) if totals.failing > 0));
     if (args.verdicts.is_none() && failing) || !settled.drift.is_empty() {
@@ -232,4 +251,17 @@ fn check_run_outputs(args: &RunArgs, mode: RunMode) -> Result<(), Exit> {
         }
         _ => Ok(()),
     }
+}
+
+/// What a run is about to do, in one line for stderr.
+fn about_to_run(plan: &Plan, workers: usize) -> String {
+    let (cells, columns) = (plan.cells(), plan.columns.len());
+    let runs = if plan.runs == cells { String::new() } else { format!(" ({} runs)", plan.runs) };
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { one.to_string() } else { format!("{n} {many}") };
+    format!(
+        "running {}{runs} of {} on {}",
+        plural(usize::try_from(cells).unwrap_or(usize::MAX), "1 cell", "cells"),
+        plural(columns, "1 column", "columns"),
+        plural(workers, "1 worker", "workers")
+    )
 }

@@ -4,8 +4,9 @@ use crate::args::{CertifyArgs, DiffArgs, DiffFormat, MergeArgs, VerifyArgs, Veri
 use crate::exit::Exit;
 use crate::interrupt::Interrupt;
 use crate::outputs::{check, Input, Kind, Output};
+use crate::progress::{Plan, Shown};
 use serde_json::json;
-use sharedos_conformance::certify::{prepare, Certified, CertifyError, CertifyRequest};
+use sharedos_conformance::certify::{certified_selection, prepare, Certified, CertifyError, CertifyRequest};
 use sharedos_conformance_metadata::repeats::Outcome;
 use sharedos_evidence::bundle::WriteError;
 use sharedos_evidence::dsse::{read_signing_key, read_verifying_key};
@@ -13,6 +14,8 @@ use sharedos_evidence::merge::{prepare as prepare_merge, MergeError, MergeReques
 use sharedos_evidence::verify::{verify as run_verify, VerifyOptions};
 use sharedos_grading::input::baseline::{Baseline, BaselineVerdict};
 use sharedos_grading::input::loader::{load_seat, load_suite};
+use sharedos_grading::plan::plan;
+use sharedos_grading::vocab::progress::Progress;
 use std::path::Path;
 
 pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
@@ -72,6 +75,10 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         }
     };
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let shown = crate::progress::wanted(args.no_progress).then(|| {
+        let planned = plan(&suite, &certified_selection(&column, args.shard));
+        Shown::new(&Plan::of(&suite, &planned, args.repeat))
+    });
     let request = CertifyRequest {
         suite: &suite,
         root: &args.root,
@@ -81,8 +88,13 @@ pub fn certify(args: &CertifyArgs, interrupt: &Interrupt) -> Exit {
         out: &args.out,
         shard: args.shard,
         repeat: args.repeat,
+        progress: shown.as_ref().map(|shown| shown as &dyn Progress),
     };
-    let written = prepare(request).and_then(|prepared| {
+    let prepared = prepare(request);
+    if let Some(shown) = &shown {
+        shown.clear();
+    }
+    let written = prepared.and_then(|prepared| {
         // Only the writing waits for a signal's clean-up: the run is
         // stopped mid-way, a bundle is written whole or not at all.
         let _writing = interrupt.writing();
@@ -140,8 +152,14 @@ pub fn verify(args: &VerifyArgs) -> Exit {
             return Exit::InvalidInput;
         }
     };
-    let options = VerifyOptions { key: key.as_ref(), suite: args.suite.as_deref() };
-    let verification = match run_verify(&args.bundle, options) {
+    let shown = crate::progress::wanted(args.no_progress).then(|| Shown::new(&Plan::default()));
+    let progress = shown.as_ref().map(|shown| shown as &dyn Progress);
+    let options = VerifyOptions { key: key.as_ref(), suite: args.suite.as_deref(), progress };
+    let verified = run_verify(&args.bundle, options);
+    if let Some(shown) = &shown {
+        shown.clear();
+    }
+    let verification = match verified {
         Ok(verification) => verification,
         Err(error) => {
             tell!("error: failed to {error}");

@@ -35,6 +35,7 @@ use sharedos_conformance_metadata::exit;
 mod interrupt;
 mod mcp_seats;
 mod outputs;
+mod progress;
 mod protocol_check;
 mod report;
 mod seat_start;

@@ -54,7 +54,7 @@ fn suite() -> Suite {
 fn matrix_run(suite: &Suite, selection: &Selection, jobs: usize) -> Report {
     let planned = plan(suite, selection);
     let golden = repository_root().join("golden");
-    let settings = RunSettings { jobs, golden: Some(&golden), keep_grading: false, repeat: 1 };
+    let settings = RunSettings { jobs, golden: Some(&golden), keep_grading: false, repeat: 1, progress: None };
     let report = run_and_report(suite, selection, &planned, settings).expect("the report builds");
     for run in &report.cells {
         black_box(matches!(run.golden, Some(GoldenComparison::Same)));

@@ -18,6 +18,7 @@ use sharedos_grading::input::loader::{suite_documents, Suite};
 use sharedos_grading::input::seat::SEATS_DIR;
 use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{plan, Selection};
+use sharedos_grading::vocab::progress::Progress;
 use sharedos_grading::vocab::{CellKey, CellStatus};
 use sharedos_model::canonical::{canonical_string, CanonicalError};
 use std::collections::BTreeMap;
@@ -43,6 +44,8 @@ pub struct CertifyRequest<'a> {
     pub shard: Option<Shard>,
     /// Runs of each cell of a column that does not run once (`--repeat`).
     pub repeat: u32,
+    /// Told of each run of a cell as it starts and ends.
+    pub progress: Option<&'a dyn Progress>,
 }
 
 /// A written bundle.
@@ -99,6 +102,17 @@ pub fn certify(request: CertifyRequest<'_>) -> Result<Certified, CertifyError> {
     Ok(prepare(request)?.write()?)
 }
 
+/// The cells a certification of `column_id` runs: the Adversary's and the
+/// column's, over the whole suite or `shard` of it.
+#[must_use]
+pub fn certified_selection(column_id: &str, shard: Option<Shard>) -> Selection {
+    let mut columns = vec![ADVERSARY_ID.to_string()];
+    if column_id != ADVERSARY_ID {
+        columns.push(column_id.to_string());
+    }
+    Selection { columns, shard, ..Selection::default() }
+}
+
 /// A certification made in memory, not yet written.
 pub type Prepared = Unwritten<Certified>;
 
@@ -115,16 +129,18 @@ pub fn prepare(request: CertifyRequest<'_>) -> Result<Prepared, CertifyError> {
     if request.out.exists() {
         return Err(WriteError::Exists(request.out.to_path_buf()).into());
     }
-    let mut ids = vec![ADVERSARY_ID.to_string()];
-    if column.id != ADVERSARY_ID {
-        ids.push(column.id.clone());
-    }
     // Every file the bundle carries is read before the matrix runs: one
     // that cannot be read fails in a moment, not after the whole run.
     let suite = suite_files(&request, &column.id)?;
-    let selection = Selection { columns: ids, shard: request.shard, ..Selection::default() };
+    let selection = certified_selection(&column.id, request.shard);
     let planned = plan(request.suite, &selection);
-    let settings = RunSettings { jobs: request.jobs, golden: None, keep_grading: true, repeat: request.repeat };
+    let settings = RunSettings {
+        jobs: request.jobs,
+        golden: None,
+        keep_grading: true,
+        repeat: request.repeat,
+        progress: request.progress,
+    };
     let report = run_and_report(request.suite, &selection, &planned, settings)?;
     let mut files = vec![
         BundleFile { name: MANIFEST_FILE.to_string(), bytes: report.manifest_json.clone().into_bytes() },

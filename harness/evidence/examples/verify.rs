@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         return ExitCode::from(Exit::Usage.code());
     };
     let bundle = PathBuf::from(bundle);
-    let verification = match verify(&bundle, VerifyOptions { key: None, suite: None }) {
+    let verification = match verify(&bundle, VerifyOptions::default()) {
         Ok(verification) => verification,
         Err(error) => {
             eprintln!("error: failed to {error}");

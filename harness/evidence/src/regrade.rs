@@ -15,8 +15,10 @@ use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::{reason_code_coverage, CodeCoverage, Manifest};
 use sharedos_grading::plan::shard::Shard;
 use sharedos_grading::plan::{locate, plan, Selection};
+use sharedos_grading::vocab::progress::{Progress, RunStart};
 use sharedos_grading::vocab::{CellKey, CellStatus};
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 /// Where each cell of the manifest is.
 fn manifest_cells(manifest: &Manifest) -> BTreeMap<CellKey, (String, &Cell)> {
@@ -34,13 +36,16 @@ pub fn check_verdicts(
     manifest: &Manifest,
     suite: &Suite,
     lines: &[EvidenceLine],
+    progress: Option<&dyn Progress>,
     failures: &mut Vec<Failure>,
 ) -> usize {
     let specs = columns(&suite.seats);
     let stated = manifest_cells(manifest);
+    let runs = runs_per_cell(lines, progress);
     let mut graded = 0;
     for (index, line) in lines.iter().enumerate() {
         let key = line.key();
+        let _shown = progress.map(|progress| Shown::start(progress, &key, line, &runs));
         let place = |pointer: &str| Place::line(EVIDENCE_FILE, index + 1, pointer);
         let spec = specs.iter().find(|s| s.id == line.column);
         let (Ok((_, condition, script)), Some(spec)) = (locate(suite, &key), spec) else {
@@ -229,4 +234,51 @@ pub fn check_coverage(manifest: &Manifest, failures: &mut Vec<Failure>) {
         expected: shown(expected.get(i)),
         found: shown(manifest.reason_codes.get(i)),
     });
+}
+
+/// How long grading one cell again may be expected to take.
+const REGRADE_EXPECTED: Duration = Duration::from_secs(5);
+
+/// Each cell's number of runs, when someone watches (and the work told
+/// them): each column's cells in the order they come, and every line.
+fn runs_per_cell(lines: &[EvidenceLine], progress: Option<&dyn Progress>) -> BTreeMap<CellKey, u32> {
+    let Some(progress) = progress else { return BTreeMap::new() };
+    let mut runs: BTreeMap<CellKey, u32> = BTreeMap::new();
+    let mut columns: Vec<(String, u64)> = Vec::new();
+    for line in lines {
+        let count = runs.entry(line.key()).or_default();
+        *count += 1;
+        if *count > 1 {
+            continue;
+        }
+        match columns.iter_mut().find(|(id, _)| *id == line.column) {
+            Some((_, cells)) => *cells += 1,
+            None => columns.push((line.column.clone(), 1)),
+        }
+    }
+    progress.begin(&columns, u64::try_from(lines.len()).unwrap_or(u64::MAX));
+    runs
+}
+
+/// One line being graded again, shown to whoever watches until dropped.
+struct Shown<'a> {
+    progress: &'a dyn Progress,
+    key: CellKey,
+    run: u32,
+    status: CellStatus,
+}
+
+impl<'a> Shown<'a> {
+    fn start(progress: &'a dyn Progress, key: &CellKey, line: &EvidenceLine, runs: &BTreeMap<CellKey, u32>) -> Self {
+        let run = line.repeat.unwrap_or(1);
+        let of = runs.get(key).copied().unwrap_or(1);
+        progress.started(RunStart { key, run, runs: of, expected: REGRADE_EXPECTED });
+        Shown { progress, key: key.clone(), run, status: line.cell.status }
+    }
+}
+
+impl Drop for Shown<'_> {
+    fn drop(&mut self) {
+        self.progress.finished(&self.key, self.run, self.status);
+    }
 }

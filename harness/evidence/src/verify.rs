@@ -16,6 +16,7 @@ use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::input::loader::{load_suite, Suite};
 use sharedos_grading::output::manifest::Manifest;
 use sharedos_grading::plan::shard::Shard;
+use sharedos_grading::vocab::progress::Progress;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,8 @@ pub struct VerifyOptions<'a> {
     pub key: Option<&'a VerifyingKey>,
     /// A suite whose case set the bundle's must equal.
     pub suite: Option<&'a Path>,
+    /// Told of each cell as it is graded again.
+    pub progress: Option<&'a dyn Progress>,
 }
 
 /// Whether the signature was checked.
@@ -139,7 +142,7 @@ pub fn verify(bundle: &Path, options: VerifyOptions<'_>) -> Result<Verification,
         }),
         None => None,
     };
-    let checks = Checks { key: options.key, suite };
+    let checks = Checks { key: options.key, suite, progress: options.progress };
     if crate::archive::is_archive(bundle) && bundle.is_file() {
         let unpacked =
             crate::archive::unpack(bundle).map_err(|e| VerifyError::bundle(bundle.to_path_buf(), e.detail))?;
@@ -160,6 +163,7 @@ struct OtherSuite<'a> {
 struct Checks<'a> {
     key: Option<&'a VerifyingKey>,
     suite: Option<OtherSuite<'a>>,
+    progress: Option<&'a dyn Progress>,
 }
 
 /// The bundle as the user named it, for errors: a folder's file is named
@@ -212,7 +216,7 @@ fn verify_folder(bundle: &Path, given: Given<'_>, checks: Checks<'_>) -> Result<
     if let (Some(manifest), Some(lines), Some(suite)) = (&manifest, &lines, &suite) {
         let certified = crate::claims::certified_column(&statement, manifest);
         crate::recompute::check_hashes(&statement, manifest, suite, lines, &mut failures);
-        regraded = crate::regrade::check_verdicts(manifest, suite, lines, &mut failures);
+        regraded = crate::regrade::check_verdicts(manifest, suite, lines, checks.progress, &mut failures);
         crate::regrade::check_complete(&certified, statement.predicate.shard, manifest, suite, lines, &mut failures);
         crate::regrade::check_repeats(manifest, lines, &mut failures);
         crate::regrade::check_coverage(manifest, &mut failures);

@@ -10,6 +10,7 @@ mod hostile;
 mod interrupt;
 mod live_mcp;
 mod outputs;
+mod progress;
 mod protocol;
 mod repeat_rule;
 mod schemas;

@@ -4,16 +4,21 @@
 use super::cell::{run_cell, CellError, CellRun, Rerun, Row};
 use crate::run::cache::RunCache;
 use crate::run::process_seats::WorkerSeats;
+use sharedos_envelope::options::DEFAULT_TIMEOUT_MS;
 use sharedos_grading::column::column;
+use sharedos_grading::input::case::Condition;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::input::seat::ProcessScope;
 use sharedos_grading::output::golden::compare;
 use sharedos_grading::output::manifest::CellEvidence;
 use sharedos_grading::plan::{locate, NotInSuite, PlannedCell};
+use sharedos_grading::vocab::progress::{Progress, RunStart};
+use sharedos_grading::vocab::CellKey;
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A cell's result: graded, or a harness error that stopped it.
 pub type CellResult = Result<CellRun, CellError>;
@@ -44,6 +49,24 @@ pub struct RunSettings<'a> {
     /// How many times each cell of a column that does not run once runs
     /// (`--repeat`; 0 and 1 both mean once).
     pub repeat: u32,
+    /// Told of each run of a cell as it starts and ends.
+    pub progress: Option<&'a dyn Progress>,
+}
+
+/// How long a cell of a column on the simulated clock may take in real
+/// time before it is worth showing: such a cell takes milliseconds.
+const SIMULATED_CELL_EXPECTED: Duration = Duration::from_secs(5);
+
+/// How long one run of `key` may be expected to take: on a real clock,
+/// the turn's own deadline (the world's `timeoutMs`, or the envelope's
+/// default); on the simulated clock, [`SIMULATED_CELL_EXPECTED`].
+fn expected_time(suite: &Suite, condition: &Condition, key: &CellKey) -> Duration {
+    let real_clock = suite.seats.iter().any(|seat| seat.column_id == key.column && seat.on_real_clock());
+    if real_clock {
+        Duration::from_millis(condition.world.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
+    } else {
+        SIMULATED_CELL_EXPECTED
+    }
 }
 
 /// Runs every planned cell that needs running on `settings.jobs` worker
@@ -69,8 +92,7 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], settings: RunSettings<'_>
         }
         ran
     };
-    // More workers than rows would only start threads that find no work.
-    let workers = settings.jobs.clamp(1, rows.len().max(1)).min(process_bound(suite, planned));
+    let workers = workers(suite, planned, settings.jobs);
     let mut ran: Vec<(usize, Vec<PlannedResult>)> = match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
         Ok(pool) => pool.broadcast(|_| work()).into_iter().flatten().collect(),
         // A pool that cannot start still yields the same ordered results.
@@ -78,6 +100,27 @@ pub fn run_all(suite: &Suite, planned: &[PlannedCell], settings: RunSettings<'_>
     };
     ran.sort_unstable_by_key(|(index, _)| *index);
     ran.into_iter().flat_map(|(_, results)| results).collect()
+}
+
+/// How many times each cell of `column` runs when `repeat` is asked: a
+/// built-in column runs once, as one run stands for any number.
+#[must_use]
+pub fn runs_of(suite: &Suite, column_id: &str, repeat: u32) -> u32 {
+    let repeated = column(&suite.seats, column_id).is_some_and(|c| !c.kind.runs_once());
+    if repeat > 1 && repeated {
+        repeat
+    } else {
+        1
+    }
+}
+
+/// How many workers [`run_all`] runs for `jobs` asked: at least one, no
+/// more than rows (more would only start threads that find no work), and
+/// no more than [`process_bound`].
+#[must_use]
+pub fn workers(suite: &Suite, planned: &[PlannedCell], jobs: usize) -> usize {
+    let rows = planned.chunk_by(|a, b| a.key.case == b.key.case && a.key.condition == b.key.condition).count();
+    jobs.clamp(1, rows.max(1)).min(process_bound(suite, planned))
 }
 
 /// The most workers worth running when a seat's runtime process is kept
@@ -108,20 +151,31 @@ fn run_row(
     cache: &Arc<RunCache>,
     seats: &WorkerSeats,
 ) -> Vec<PlannedResult> {
-    let mut row: Option<Row<'_>> = None;
+    let mut row: Option<(Row<'_>, &Condition)> = None;
     let mut run = |planned: &PlannedCell| -> CellResult {
         if row.is_none() {
             let (case, condition, script) = locate(suite, &planned.key)?;
             let row_of = Row::new(case, condition, Rc::new(script.clone()), cache, seats);
-            row = Some(row_of.keeping_grading(settings.keep_grading));
+            row = Some((row_of.keeping_grading(settings.keep_grading), condition));
         }
-        let Some(row) = &row else { return Err(NotInSuite { cell: planned.key.trial_name() }.into()) };
-        let mut run = row.run_cell(&planned.key.column)?;
+        let Some((row, condition)) = &row else { return Err(NotInSuite { cell: planned.key.trial_name() }.into()) };
+        let key = &planned.key;
+        let runs = runs_of(suite, &key.column, settings.repeat);
+        let expected = expected_time(suite, condition, key);
+        let run_once = |number: u32| {
+            if let Some(progress) = settings.progress {
+                progress.started(RunStart { key, run: number, runs, expected });
+            }
+            let ran = row.run_cell(&key.column);
+            if let (Some(progress), Ok(ran)) = (settings.progress, &ran) {
+                progress.finished(key, number, ran.cell.status);
+            }
+            ran
+        };
+        let mut run = run_once(1)?;
         run.golden = settings.golden.map(|dir| compare(dir, &run.key, &run.snapshot));
-        let repeated = || column(&suite.seats, &planned.key.column).is_some_and(|c| !c.kind.runs_once());
-        let runs = if settings.repeat > 1 && repeated() { settings.repeat } else { 1 };
         for number in 2..=runs {
-            let again = row.run_cell(&planned.key.column)?;
+            let again = run_once(number)?;
             let evidence = CellEvidence { repeat: Some(number), ..again.evidence };
             run.reruns.push(Rerun { cell: again.cell, evidence, grading: again.grading });
         }

@@ -68,6 +68,7 @@ fn certify_never_writes_over_a_bundle() {
         out: dir.path(),
         shard: None,
         repeat: 1,
+        progress: None,
     };
     let error = sharedos_conformance::certify::certify(request).unwrap_err();
     assert!(error.to_string().contains("already exists"), "{error}");
@@ -128,6 +129,7 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
         out: &out,
         shard: None,
         repeat: 1,
+        progress: None,
     };
     let certified = certify(request).unwrap();
     assert_eq!(certified.summary.get("fail"), Some(&1), "{:?}", certified.summary);
@@ -239,6 +241,7 @@ fn a_seat_file_that_cannot_be_read_fails_before_the_matrix_runs() {
         out: &out,
         shard: None,
         repeat: 1,
+        progress: None,
     };
     let error = certify(request).unwrap_err();
     assert!(matches!(&error, CertifyError::Read { path, .. } if *path == missing), "{error}");

@@ -37,16 +37,34 @@ pub fn certify_shard(
 ) {
     let root = suite_root();
     let suite = load_suite(&root).unwrap();
-    let request =
-        CertifyRequest { suite: &suite, root: &root, column_id: column, jobs, sign_key: key, out, shard, repeat: 1 };
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &root,
+        column_id: column,
+        jobs,
+        sign_key: key,
+        out,
+        shard,
+        repeat: 1,
+        progress: None,
+    };
     let _ = certify(request).unwrap();
 }
 
 /// Certifies part of `column`'s rows over the suite at `root`.
 pub fn certify_from(root: &Path, out: &Path, column: &str, shard: Option<Shard>) {
     let suite = load_suite(root).unwrap();
-    let request =
-        CertifyRequest { suite: &suite, root, column_id: column, jobs: 1, sign_key: None, out, shard, repeat: 1 };
+    let request = CertifyRequest {
+        suite: &suite,
+        root,
+        column_id: column,
+        jobs: 1,
+        sign_key: None,
+        out,
+        shard,
+        repeat: 1,
+        progress: None,
+    };
     let _ = certify(request).unwrap();
 }
 
@@ -55,8 +73,17 @@ pub fn certify_from(root: &Path, out: &Path, column: &str, shard: Option<Shard>)
 pub fn certify_runs(out: &Path, column: &str, shard: Option<Shard>, repeat: u32) {
     let root = suite_root();
     let suite = load_suite(&root).unwrap();
-    let request =
-        CertifyRequest { suite: &suite, root: &root, column_id: column, jobs: 2, sign_key: None, out, shard, repeat };
+    let request = CertifyRequest {
+        suite: &suite,
+        root: &root,
+        column_id: column,
+        jobs: 2,
+        sign_key: None,
+        out,
+        shard,
+        repeat,
+        progress: None,
+    };
     let _ = certify(request).unwrap();
 }
 

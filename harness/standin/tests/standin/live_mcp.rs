@@ -140,6 +140,7 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
         out: &out,
         shard: None,
         repeat: 1,
+        progress: None,
     };
     let certified = certify(request).expect("a live seat certifies");
     let mut committed = BTreeMap::new();
@@ -153,7 +154,7 @@ fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
     assert_eq!(certified.summary, committed, "the whole suite, as the committed MCP column grades it");
     let evidence = std::fs::read_to_string(out.join("evidence.jsonl")).unwrap();
     assert!(evidence.contains(r#""clock":"real""#), "its records say they ran on a real clock");
-    let verification = verify(&out, VerifyOptions { key: None, suite: Some(&repository()) }).unwrap();
+    let verification = verify(&out, VerifyOptions { suite: Some(&repository()), ..VerifyOptions::default() }).unwrap();
     assert!(verification.verified(), "{:?}", verification.failures);
     let run_cells = certified.cells.len() - committed.get("not_applicable").copied().unwrap_or(0);
     assert!(verification.regraded > run_cells, "the live column's run cells and the Adversary's, graded again");
