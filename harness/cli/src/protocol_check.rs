@@ -1,6 +1,6 @@
 //! `protocol-check --seat FILE`: a short, fixed set of exchanges a runtime
 //! author runs before the matrix. Each exchange is one row of the suite
-//! that leans on one part of `sharedos-runtime/1`; the seat's cell is
+//! that leans on one part of `sharedos-runtime/2`; the seat's cell is
 //! graded beside the embedded adversary's (a scripted seat) or must pass
 //! (a prompted one). The first exchange it gets wrong is told in words,
 //! with the section of `harness/process/PROTOCOL.md` that says otherwise.
@@ -112,7 +112,7 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     };
     if seat.mcp.is_some() {
         tell!(
-            "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1"
+            "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/2"
         );
         return Exit::Usage;
     }
@@ -215,7 +215,7 @@ fn same_grade(a: &Cell, b: &Cell) -> bool {
 
 /// A breach's section: every violation is in the document's table.
 fn breach_section(detail: Option<&str>) -> Option<&'static str> {
-    detail.filter(|d| d.contains("broke sharedos-runtime/1")).map(|_| "Violations")
+    detail.filter(|d| d.contains("the runtime broke sharedos-runtime/")).map(|_| "Violations")
 }
 
 fn indent(text: &str) -> String {

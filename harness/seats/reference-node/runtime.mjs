@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A scripted runtime for the SharedOS conformance harness, speaking
-// `sharedos-runtime/1` (harness/process/PROTOCOL.md) over JSON Lines on
+// `sharedos-runtime/2` (harness/process/PROTOCOL.md) over JSON Lines on
 // stdin/stdout. Node.js 20, standard library only.
 //
 // The harness gives each turn its attack script as data (`turn.script`):
@@ -16,8 +16,11 @@
 // the script's steps then look at that state.
 //
 // The rules a scripted seat most easily gets wrong, all in PROTOCOL.md:
-// - `wait.seen` counts every line read since the process started, `hello`
-//   included; a smaller count is a stale wait and the clock does not move.
+// - `wait.seen` counts every line read since the turn's `turn` message, that
+//   message included; a smaller count is a stale wait and the clock does not
+//   move. The report carries it too, and it must count `closed`.
+// - after the report, the harness writes `fence`: echo it as `fenced`, and
+//   write nothing more until the next `turn`.
 // - a `complete` outcome needs `output` (null will do).
 // - `escalate` is preceded by the annotation `escalationAsked`
 //   {tool: "sharedos.escalate", reason}.
@@ -34,7 +37,7 @@
 import { createInterface } from 'node:readline';
 import { appendFileSync } from 'node:fs';
 
-const PROTOCOL = 'sharedos-runtime/1';
+const PROTOCOL = 'sharedos-runtime/2';
 // The tool a runtime asks a person through (named in the record's
 // `execution.escalationAsked`).
 const ESCALATION_TOOL = 'sharedos.escalate';
@@ -51,10 +54,10 @@ function trace(direction, message) {
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
 
-// How many lines this runtime has read since it started (`hello` and blank
-// lines included). Every `wait` carries it, so the harness can tell a wait
-// written before a later line was read (stale: the clock must not move) from
-// a current one.
+// How many lines this runtime has read since the turn's `turn` message, that
+// message and blank lines included. Every `wait` (and the report) carries
+// it, so the harness can tell a wait written before a later line was read
+// (stale: the clock must not move) from a current one.
 let seen = 0;
 
 /** The next message from the harness, or null once stdin closed. */
@@ -455,6 +458,7 @@ async function end(turn, terminal) {
 }
 
 async function runTurn(message) {
+  seen = 1; // the `turn` message is the turn's line 1
   const turn = new Turn(message);
   const script = turn.script;
   if (!script) throw new Error('a scripted seat was given a turn without a script');
@@ -484,7 +488,8 @@ async function runTurn(message) {
   await turn.emitLate();
 
   const receipts = steps.filter((entry) => entry.made).map((entry) => receiptData(entry.receipt));
-  send({ type: 'report', turn: turn.id, receipts });
+  // `seen` counts `closed`, so the harness knows the report came after it.
+  send({ type: 'report', turn: turn.id, seen, receipts });
 }
 
 // ---------------------------------------------------------------- session
@@ -497,6 +502,9 @@ async function main() {
     const message = await readMessage();
     if (message === null) return; // no more turns: exit
     if (message.type === 'turn') await runTurn(message);
+    // Everything about the turn is written: echo the fence, then write
+    // nothing more until the next `turn`.
+    else if (message.type === 'fence') send({ type: 'fenced', turn: message.turn, fence: message.fence });
     else log(`ignored a ${message.type} between turns`);
   }
 }

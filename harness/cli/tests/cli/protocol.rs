@@ -93,7 +93,7 @@ fn a_breach_is_quoted_in_the_human_and_the_json_lines_output() {
     let dir = tempfile::tempdir().unwrap();
     let seat = standin_seat(dir.path(), "strays", "python3", &["strays.py", "forged-grant", "after_outcome"]);
     let select = ["--seat", &seat, "--column", "process:strays", "--case", "forged-grant", "--case", "hidden-tool"];
-    let detail = "turn 1: the runtime broke sharedos-runtime/1 after its outcome (`runtime_not_json`): the runtime \
+    let detail = "turn 1: the runtime broke sharedos-runtime/2 after its outcome (`runtime_not_json`): the runtime \
                   wrote a line that is not JSON (expected ident at line 1 column 2): not a protocol line; received \
                   `not a protocol line`; its stderr ended with `strays: one line too many after_outcome`";
     let (code, said, _) = run(&[&["run"][..], &select].concat());
