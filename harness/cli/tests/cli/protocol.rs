@@ -10,7 +10,7 @@ fn root() -> PathBuf {
 }
 
 /// Runs the binary from the repository root: exit code, stdout, stderr.
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let output =
         Command::new(env!("CARGO_BIN_EXE_sharedos-conformance")).args(args).current_dir(root()).output().unwrap();
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
@@ -38,19 +38,30 @@ fn protocol_check_passes_the_node_reference_runtime_on_every_exchange() {
     assert!(said.ends_with("protocol-check: all 13 exchanges right; now run the matrix with `run --seat harness/seats/node-reference.json`\n"));
 }
 
+/// `PROTOCOL.md` shows `protocol-check` stopping at a line after an
+/// escalation's report: the output is that text exactly, but for the
+/// seat's names, and has no word of the adversary's beside a breach.
 #[test]
-fn protocol_check_stops_at_the_first_exchange_wrong_quoting_it_and_the_section() {
+fn protocol_check_stops_at_the_first_exchange_wrong_exactly_as_the_document_shows() {
     let dir = tempfile::tempdir().unwrap();
     let seat = standin_seat(dir.path(), "strays", "python3", &["strays.py", "escalation", "after_report"]);
     let (code, said, _) = run(&["protocol-check", "--seat", &seat]);
     assert_eq!(code, 1, "{said}");
-    assert_eq!(said.lines().filter(|l| l.starts_with("ok    ")).count(), 9, "{said}");
-    assert!(said.contains("FAIL  an escalation (escalation/baseline)"), "{said}");
-    assert!(said.contains("after its report (`runtime_not_json`)"), "{said}");
-    assert!(said.contains("received `not a protocol line`"), "{said}");
-    assert!(said.contains("its stderr ended with `strays: one line too many after_report`"), "{said}");
-    assert!(said.contains("see harness/process/PROTOCOL.md, section \"Violations\""), "{said}");
-    assert!(said.contains("protocol-check: 8 of 13 exchanges right"), "{said}");
+    let said = said
+        .replace(&seat, "my-seat.json")
+        .replace("process:strays", "process:acme")
+        .replace("sharedos-reference.python 1", "acme-runtime 2.3.0")
+        .replace("strays: one line too many after_report", "one line too many");
+    let document = std::fs::read_to_string(root().join("harness/process/PROTOCOL.md")).unwrap();
+    let shown: String = document
+        .lines()
+        .skip_while(|line| *line != "$ sharedos-conformance protocol-check --seat my-seat.json")
+        .skip(1)
+        .take_while(|line| *line != "```")
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_eq!(said, shown);
+    assert!(!said.contains("what the embedded adversary did"));
 }
 
 #[test]
