@@ -161,16 +161,24 @@ class Turn {
   /**
    * Be idle until `done()` holds. Virtual time moves only while the runtime
    * is idle, and every line the harness writes makes it busy again, so say
-   * `wait` again after each line that did not settle `done()`.
+   * `wait` again after each line that did not settle `done()`. `idle` says
+   * the runtime is idle already (it just sent its ending), so the first
+   * `wait` would say nothing new.
    */
-  async idleUntil(done, untilMs) {
+  async idleUntil(done, untilMs, idle = false) {
     while (!done()) {
       // Receipts of concurrent calls answered meanwhile are emitted at the
       // point where the runtime would otherwise wait.
-      if (await this.emitLate()) continue;
-      const wait = { type: 'wait', turn: this.id, seen };
-      if (untilMs !== undefined) wait.untilMs = untilMs;
-      send(wait);
+      if (await this.emitLate()) {
+        idle = false;
+        continue;
+      }
+      if (!idle) {
+        const wait = { type: 'wait', turn: this.id, seen };
+        if (untilMs !== undefined) wait.untilMs = untilMs;
+        send(wait);
+      }
+      idle = false;
       await this.next();
     }
   }
@@ -416,10 +424,13 @@ function receiptData(receipt) {
 
 // ---------------------------------------------------------------- endings
 
-/** End the turn as the script's terminal says. */
+/**
+ * End the turn as the script's terminal says; true once an ending (an
+ * outcome or a throw) is sent, which leaves the runtime idle.
+ */
 async function end(turn, terminal) {
   if (terminal.atMs !== undefined) await turn.reach(terminal.atMs);
-  if (turn.over) return; // the turn ended first: nothing left to say
+  if (turn.over) return false; // the turn ended first: nothing left to say
   const withMetadata = (outcome) => {
     if (terminal.metadata !== undefined) outcome.metadata = terminal.metadata;
     return outcome;
@@ -427,33 +438,36 @@ async function end(turn, terminal) {
   switch (terminal.kind) {
     case 'complete':
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'complete', output: terminal.output ?? null }) });
-      return;
+      return true;
     case 'fail':
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'fail', error: terminal.error }) });
-      return;
+      return true;
     case 'escalate':
       // State which affordance is asked for and why, then escalate: the
       // record lifts the `escalationAsked` annotation to
       // `execution.escalationAsked`.
       await turn.hostRequest({ type: 'annotate', key: 'escalationAsked', value: { tool: ESCALATION_TOOL, reason: terminal.reason } });
-      if (turn.over) return;
+      if (turn.over) return false;
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'escalate', reason: terminal.reason }) });
-      return;
+      return true;
     case 'malformed':
       send({ type: 'outcome', turn: turn.id, outcome: terminal.outcome ?? { type: 'finish' } });
-      return;
+      return true;
     case 'crash':
       send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
-      return;
+      return true;
     case 'stall':
       // Say nothing until the turn is taken away; with `until: draining`,
-      // give up (throw) once the drain begins.
+      // give up (throw) once the drain begins, even when `abort` follows
+      // at the same instant (PROTOCOL.md, "Scripted seats: endings").
       await turn.idleUntil(() => turn.over || (terminal.until === 'draining' && turn.draining));
-      if (!turn.over) send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
-      return;
+      if (turn.over) return false;
+      send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
+      return true;
     default:
       log(`unknown terminal kind ${terminal.kind}; completing`);
       send({ type: 'outcome', turn: turn.id, outcome: { type: 'complete', output: null } });
+      return true;
   }
 }
 
@@ -477,8 +491,8 @@ async function runTurn(message) {
     if (!entry.step.concurrent) await emitReceipt(turn, entry.receipt);
   }
   // A script without a terminal completes.
-  await end(turn, script.terminal ?? { kind: 'complete' });
-  await turn.idleUntil(() => turn.closed);
+  const ended = await end(turn, script.terminal ?? { kind: 'complete' });
+  await turn.idleUntil(() => turn.closed, undefined, ended);
   for (const entry of steps) {
     if (entry.step.afterClose) entry.made = await makeStep(turn, entry.step, entry.receipt);
   }
