@@ -122,3 +122,37 @@ fn a_breach_is_quoted_in_the_human_and_the_json_lines_output() {
     assert_eq!((cells[0]["status"].as_str(), cells[0]["cell"]["detail"].as_str()), (Some("fail"), Some(detail)));
     assert_eq!(cells[1]["status"], "pass");
 }
+
+/// A seat's column not committed comes only with its seat file: certifying
+/// it by `--column` alone says so, and names the flag to add.
+#[test]
+fn certify_of_a_seat_column_without_its_seat_says_to_add_the_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bundle");
+    let (code, said, told) = run(&["certify", "--column", "process:acme", "--out", out.to_str().unwrap()]);
+    assert_eq!((code, said.as_str()), (2, ""));
+    assert_eq!(
+        told,
+        "error: failed to certify `process:acme`: no such column; a seat's column comes with its seat file: add \
+         `--seat FILE` for the seat named `acme`\n"
+    );
+    let (_, _, told) = run(&["certify", "--column", "no-such-column", "--out", out.to_str().unwrap()]);
+    assert_eq!(told, "error: failed to certify `no-such-column`: no such column\n");
+    assert!(!out.exists());
+}
+
+/// A runtime that exits mid-turn: its cell's detail says so once, and
+/// quotes the end of its stderr once.
+#[test]
+fn an_exit_mid_turn_is_said_mid_turn_with_its_stderr_quoted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let seat = standin_seat(dir.path(), "exits", "python3", &["standin.py", "exit_mid_turn"]);
+    let (code, said, _) = run(&["run", "--seat", &seat, "--column", "process:exits", "--case", "forged-grant"]);
+    assert_eq!(code, 1, "{said}");
+    let fail = said.lines().find(|line| line.starts_with("FAIL ")).unwrap_or_default();
+    assert_eq!(
+        fail,
+        "FAIL forged-grant/baseline/process:exits: turn 1: the runtime broke sharedos-runtime/2 during the turn \
+         (`runtime_exited`): the runtime exited or closed its output mid-turn; its stderr ended with `giving up`"
+    );
+}
