@@ -167,7 +167,10 @@ fn main() {
     println!("  beyond the runtime's own time, through the harness: {harness:.1} µs");
     println!("  beyond the runtime's own time, through a bare peer (the floor): {bare:.1} µs");
     println!("  the harness's CPU time: {cpu:.1} µs");
-    println!("protocol_call: per turn, ending it with the runtime (closed, the fence and its echo), medians of {}", finishes.len());
+    println!(
+        "protocol_call: per turn, ending it with the runtime (closed, the fence and its echo), medians of {}",
+        finishes.len()
+    );
     println!("  wall: {:.1} µs", median(finishes) / 1000.0);
     println!("  the harness's CPU time: {:.1} µs", median(finish_cpus) / 1000.0);
 }
