@@ -375,11 +375,11 @@ impl ProcessRuntime {
             RuntimeMessage::Emit { id, event, .. } => {
                 self.claim(&id)?;
                 let answer = host.emit(RuntimeEvent { kind: event.kind, data: event.data });
-                answer_host(session, &turn, &id, answer);
+                self.answer_host(session, &turn, &id, answer);
             }
             RuntimeMessage::Annotate { id, key, value, .. } => {
                 self.claim(&id)?;
-                answer_host(session, &turn, &id, host.annotate(&key, value));
+                self.answer_host(session, &turn, &id, host.annotate(&key, value));
             }
             RuntimeMessage::Wait { until_ms, seen, .. } => {
                 if !session.waits(seen)? {
@@ -449,6 +449,19 @@ impl ProcessRuntime {
             Ok(())
         } else {
             Err(Violation::DuplicateId { id: id.to_string() })
+        }
+    }
+
+    /// Answers an `emit` or `annotate` at once, unless the turn is fenced:
+    /// a prompted seat's request read after the fence gets no answer, as
+    /// nothing about a turn is written after its fence.
+    fn answer_host(&self, session: &Session, turn: &str, id: &str, answer: Result<(), HostError>) {
+        if !self.shared.still_told() {
+            return;
+        }
+        match answer {
+            Ok(()) => session.write(&HarnessMessage::Ack { turn, id }),
+            Err(error) => session.write(&HarnessMessage::HostError { turn, id, error: host_error(&error) }),
         }
     }
 
@@ -543,13 +556,6 @@ impl ProcessRuntime {
             details: Some(details),
         };
         fail(error)
-    }
-}
-
-fn answer_host(session: &Session, turn: &str, id: &str, answer: Result<(), HostError>) {
-    match answer {
-        Ok(()) => session.write(&HarnessMessage::Ack { turn, id }),
-        Err(error) => session.write(&HarnessMessage::HostError { turn, id, error: host_error(&error) }),
     }
 }
 

@@ -313,3 +313,16 @@ fn a_runtime_of_sharedos_runtime_1_is_refused_and_told_what_changed() {
     assert_eq!((breach.code.as_str(), breach.phase), ("runtime_protocol_mismatch", BreachPhase::Start));
     assert!(breach.message.contains("adds `seen` to `report`, and a `fence` after each turn"), "{}", breach.message);
 }
+
+/// Once the fence is written the harness writes nothing more about the
+/// turn: a prompted seat's request read after it gets no answer, so the
+/// runtime reads `closed` and `fence`, and then the next `turn`.
+#[test]
+fn nothing_about_a_turn_is_written_after_its_fence() {
+    let seat = Rc::new(ProcessSeat::new(standin("emits_after_outcome"), fallback()));
+    let first = run_turn(&seat, 1000);
+    assert_eq!(first.result.output, Some(serde_json::json!({"read": []})));
+    let second = run_turn(&seat, 1000);
+    assert_eq!(second.runtime.breach(), None);
+    assert_eq!(second.result.output, Some(serde_json::json!({"read": ["closed", "fence"]})), "nothing after the fence");
+}

@@ -84,6 +84,10 @@ def main():
             wait(message["turn"])
         elif message["type"] == "closed" and MODE in AFTER_CLOSED:
             AFTER_CLOSED[MODE](message["turn"])
+        elif MODE == "emits_after_outcome":
+            READ.append(message["type"])
+            if message["type"] == "fence":
+                send({"type": "fenced", "turn": message["turn"], "fence": message["fence"]})
         elif message["type"] == "fence" and MODE != "never_fences":
             echoed = message["fence"] + (1 if MODE == "fences_wrong" else 0)
             send({"type": "fenced", "turn": message["turn"], "fence": echoed})
@@ -130,6 +134,7 @@ AFTER_CLOSED = {
 }
 TURNS = 0
 FENCES = []
+READ = []  # what the runtime read between its turns (emits_after_outcome)
 
 
 def manifest():
@@ -150,6 +155,13 @@ def turn(message):
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
     elif MODE == "counts_fences":
         complete(t, {"fences": len(FENCES)})
+    elif MODE == "emits_after_outcome":
+        # What it read since its last turn, then an emit 300 ms after its
+        # outcome, which the harness reads after it fenced the turn.
+        complete(t, {"read": list(READ)})
+        READ.clear()
+        time.sleep(0.3)
+        send({"type": "emit", "turn": t, "id": "late", "event": {"type": "x"}})
     elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report",
                   "exits_after_fence",
                   "never_fences", "fences_wrong", "stray_later", "report_twice"):
