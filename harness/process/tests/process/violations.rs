@@ -326,3 +326,20 @@ fn nothing_about_a_turn_is_written_after_its_fence() {
     assert_eq!(second.runtime.breach(), None);
     assert_eq!(second.result.output, Some(serde_json::json!({"read": ["closed", "fence"]})), "nothing after the fence");
 }
+
+/// A report's `seen` is a count the runtime states: one past the lines the
+/// harness wrote is refused, as a wait's is.
+#[test]
+fn a_report_that_says_it_saw_more_lines_than_were_written_is_refused() {
+    let seat = Rc::new(ProcessSeat::new(standin("report_seen_ahead"), fallback()));
+    let breach = run_scripted_turn(&seat, 1000).runtime.breach().expect("a breach");
+    assert_eq!(
+        (breach.code.as_str(), breach.message.as_str(), breach.phase),
+        (
+            "runtime_bad_seen",
+            "the runtime's report says it has seen 7 lines, but the harness has written only 2 since the turn's \
+             `turn` message, that message included",
+            BreachPhase::AfterOutcome
+        )
+    );
+}

@@ -129,6 +129,8 @@ AFTER_CLOSED = {
     # Reports, echoes the fence, then exits between turns.
     "exits_after_fence": lambda t: raw(report_line(t)),
     "counts_fences": lambda t: raw(report_line(t)),
+    # A report that says it read more lines than the harness wrote.
+    "report_seen_ahead": lambda t: send({"type": "report", "turn": t, "seen": SEEN + 5, "receipts": []}),
     # Noisy on stderr every turn; strays after its second report only.
     "noisy_strays": lambda t: raw(report_line(t) + ("one line too many\n" if TURNS == 2 else "")),
 }
@@ -163,7 +165,7 @@ def turn(message):
         time.sleep(0.3)
         send({"type": "emit", "turn": t, "id": "late", "event": {"type": "x"}})
     elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report",
-                  "exits_after_fence",
+                  "exits_after_fence", "report_seen_ahead",
                   "never_fences", "fences_wrong", "stray_later", "report_twice"):
         complete(t, {"done": True})
     elif MODE == "report_before_closed":
