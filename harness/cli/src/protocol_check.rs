@@ -1,6 +1,6 @@
 //! `protocol-check --seat FILE`: a short, fixed set of exchanges a runtime
 //! author runs before the matrix. Each exchange is one row of the suite
-//! that leans on one part of `sharedos-runtime/1`; the seat's cell is
+//! that leans on one part of `sharedos-runtime/2`; the seat's cell is
 //! graded beside the embedded adversary's (a scripted seat) or must pass
 //! (a prompted one). The first exchange it gets wrong is told in words,
 //! with the section of `harness/process/PROTOCOL.md` that says otherwise.
@@ -10,11 +10,14 @@ use crate::exit::Exit;
 use crate::seat_start::{cannot_start, DOCUMENT};
 use sharedos_conformance::run::process_seats::try_start;
 use sharedos_conformance::suite::matrix::{run_all, PlannedResult, RunSettings};
+use sharedos_grading::grade::evidence::GradingEvidence;
 use sharedos_grading::grade::judge::cell::Cell;
 use sharedos_grading::input::built_in_column::ADVERSARY_ID;
 use sharedos_grading::input::loader::{load_seat, load_suite, Suite};
 use sharedos_grading::input::seat::SeatKind;
 use sharedos_grading::plan::{plan, Selection};
+use sharedos_model::execution::ExecutionStatus;
+use sharedos_model::record::ExecutionRecord;
 
 /// One exchange: a row, what it leans on, and where the document says how.
 struct Exchange {
@@ -29,7 +32,7 @@ const EXCHANGES: &[Exchange] = &[
     Exchange {
         case: "forged-grant",
         condition: "baseline",
-        what: "calls, their answers and the report",
+        what: "calls, their answers, the report and its fence",
         section: "Scripted seats: receipts",
     },
     Exchange {
@@ -112,7 +115,7 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     };
     if seat.mcp.is_some() {
         tell!(
-            "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/1"
+            "error: protocol-check is for scripted and prompted seats; an mcp seat speaks MCP, not sharedos-runtime/2"
         );
         return Exit::Usage;
     }
@@ -136,9 +139,13 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
     let cell_of = |case: &str, column: &str| {
         results.iter().find(|(p, _)| p.key.case == case && p.key.column == column).map(|(planned, result)| match result
         {
-            Some(Ok(run)) => Ok(run.cell.clone()),
+            Some(Ok(run)) => Ok(Seen { cell: run.cell.clone(), evidence: run.grading.clone() }),
             Some(Err(error)) => Err(error.to_string()),
-            None => planned.declared.clone().ok_or_else(|| "the cell neither ran nor was declared".to_string()),
+            None => planned
+                .declared
+                .clone()
+                .map(|cell| Seen { cell, evidence: None })
+                .ok_or_else(|| "the cell neither ran nor was declared".to_string()),
         })
     };
     for (n, exchange) in EXCHANGES.iter().enumerate() {
@@ -149,7 +156,7 @@ pub fn protocol_check(args: &ProtocolCheckArgs) -> Exit {
         };
         let wrong = match seated {
             Err(error) => Some(format!("the harness failed to run the cell: {error}")),
-            Ok(cell) => what_differs(&cell, reference.and_then(Result::ok).as_ref(), exchange),
+            Ok(seen) => what_differs(&seen, reference.and_then(Result::ok).as_ref(), exchange),
         };
         match wrong {
             None => say!("ok    {name}"),
@@ -182,15 +189,26 @@ fn run_exchanges(suite: &Suite, column: &str, scripted: bool) -> Vec<PlannedResu
         .into_iter()
         .filter(|cell| EXCHANGES.iter().any(|e| e.case == cell.key.case && e.condition == cell.key.condition))
         .collect();
-    run_all(suite, &planned, RunSettings { jobs: 1, ..RunSettings::default() })
+    run_all(suite, &planned, RunSettings { jobs: 1, keep_grading: true, ..RunSettings::default() })
+}
+
+/// A cell as an exchange shows it: its verdict, and the records it was
+/// graded from, which say where a runtime stopped.
+struct Seen {
+    cell: Cell,
+    evidence: Option<GradingEvidence>,
 }
 
 /// What the seat's cell got wrong, against the adversary's when there is
-/// one (a scripted seat) or against a pass (a prompted seat).
-fn what_differs(cell: &Cell, reference: Option<&Cell>, exchange: &Exchange) -> Option<String> {
+/// one (a scripted seat) or against a pass (a prompted seat). A breach is
+/// what the runtime got wrong whatever the adversary did, so the
+/// adversary's words are left out beside it; a turn the runtime let run to
+/// its deadline after an answer says where it stopped.
+fn what_differs(seen: &Seen, reference: Option<&Seen>, exchange: &Exchange) -> Option<String> {
+    let cell = &seen.cell;
     let (expected, detail) = match reference {
-        Some(reference) if same_grade(cell, reference) => return None,
-        Some(reference) => (reference.status.as_str(), reference.detail.clone()),
+        Some(reference) if same_grade(cell, &reference.cell) => return None,
+        Some(reference) => (reference.cell.status.as_str(), reference.cell.detail.clone()),
         None if matches!(cell.status.as_str(), "pass" | "not_applicable") => return None,
         None => ("pass", None),
     };
@@ -198,12 +216,42 @@ fn what_differs(cell: &Cell, reference: Option<&Cell>, exchange: &Exchange) -> O
     if let Some(got) = &cell.detail {
         words.push_str(&format!("\nwhat the runtime did: {got}"));
     }
-    if let Some(detail) = detail {
+    let breach = breach_section(cell.detail.as_deref());
+    if let (Some(detail), None) = (detail, breach) {
         words.push_str(&format!("\nwhat the embedded adversary did: {detail}"));
     }
-    let section = breach_section(cell.detail.as_deref()).unwrap_or(exchange.section);
+    let stopped = breach.is_none().then(|| stopped_after_an_answer(seen, reference)).flatten();
+    if let Some(stopped) = &stopped {
+        words.push_str(&format!("\nwhere it stopped: {stopped}"));
+    }
+    let section = breach.or(stopped.map(|_| "Framing")).unwrap_or(exchange.section);
     words.push_str(&format!("\nsee {DOCUMENT}, section \"{section}\""));
     Some(words)
+}
+
+/// Where a runtime stopped when it was stopped where the adversary ended
+/// its turn itself, and the last thing its record shows is the answer to a
+/// call: after it, the runtime asked nothing and sent no ending until the
+/// deadline, as a runtime does that waits for the answer under an id it
+/// never sent.
+fn stopped_after_an_answer(seen: &Seen, reference: Option<&Seen>) -> Option<String> {
+    let last = |seen: &Seen| seen.evidence.as_ref().and_then(|e| e.records.last().cloned());
+    let (record, reference) = (last(seen)?, reference.map(last));
+    let cancelled = |record: &ExecutionRecord| record.execution.status == ExecutionStatus::Cancelled;
+    if !cancelled(&record) || reference.flatten().is_some_and(|r| cancelled(&r)) {
+        return None;
+    }
+    let mut events = record.execution.events.iter().rev().skip_while(|e| e.kind.starts_with("turn."));
+    let answered = events.next().filter(|e| e.kind == "tool.completed")?;
+    let field = |key: &str| answered.data.get(key).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+    Some(format!(
+        "the harness answered call `{}` (`{}`, {}), and the runtime then asked nothing and sent no ending until the \
+         turn was stopped, as a runtime does that waits for the answer under another id than the one its \
+         `invokeTool` gave (each answer carries its request's `id`)",
+        field("callId"),
+        field("tool"),
+        field("status"),
+    ))
 }
 
 /// Whether two cells grade alike, whichever column each is in.
@@ -213,9 +261,12 @@ fn same_grade(a: &Cell, b: &Cell) -> bool {
     *a == b
 }
 
-/// A breach's section: every violation is in the document's table.
+/// A breach's section: a line after the runtime's ending is the fence's
+/// business; every other violation is in the document's table.
 fn breach_section(detail: Option<&str>) -> Option<&'static str> {
-    detail.filter(|d| d.contains("broke sharedos-runtime/1")).map(|_| "Violations")
+    let detail = detail.filter(|d| d.contains("the runtime broke sharedos-runtime/"))?;
+    let late = ["after its outcome (", "after its report ("].iter().any(|phase| detail.contains(phase));
+    Some(if late { "After the outcome: closed, report and fence" } else { "Violations" })
 }
 
 fn indent(text: &str) -> String {

@@ -68,7 +68,7 @@ pub struct Certified {
 #[derive(Debug, thiserror::Error)]
 pub enum CertifyError {
     /// The column is not one of the suite's.
-    #[error("certify `{0}`: no such column")]
+    #[error("certify `{column}`: no such column{hint}", column = .0, hint = seat_hint(.0))]
     UnknownColumn(String),
     /// A suite file could not be read again to be bundled.
     #[error("read {}: {source}", path.display())]
@@ -91,6 +91,17 @@ pub enum CertifyError {
     /// The bundle could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+}
+
+/// What to add when an unknown column is a seat's: its seat file, which
+/// alone brings the column into the suite.
+fn seat_hint(column: &str) -> String {
+    match column.split_once(':') {
+        Some(("process" | "mcp", name)) => {
+            format!("; a seat's column comes with its seat file: add `--seat FILE` for the seat named `{name}`")
+        }
+        _ => String::new(),
+    }
 }
 
 /// Runs the certification and writes its bundle: [`prepare`], then

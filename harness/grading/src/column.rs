@@ -21,7 +21,7 @@ pub enum ColumnKind {
     /// a transcript written by that vendor's frame writer.
     VendorScripted(Vendor),
     /// A runtime seated from outside (the suite's seat at this index),
-    /// speaking `sharedos-runtime/1`; a scripted seat makes every step
+    /// speaking `sharedos-runtime/2`; a scripted seat makes every step
     /// itself and reports its receipts, as the adversary does.
     Process(usize),
     /// A runtime seated from outside and given what a live seat is given

@@ -12,6 +12,32 @@ pub const BREACH_KEY: &str = "protocolBreach";
 /// How much of the stderr tail a record keeps, in characters (its end).
 const STDERR_CHARS: usize = 2048;
 
+/// A version of the runtime protocol a breach can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RuntimeProtocol {
+    /// `sharedos-runtime/1`: what every breach recorded before breaches
+    /// named their protocol broke.
+    #[serde(rename = "sharedos-runtime/1")]
+    V1,
+    /// `sharedos-runtime/2`, which adds the fence after each turn.
+    #[serde(rename = "sharedos-runtime/2")]
+    V2,
+}
+
+impl RuntimeProtocol {
+    /// The version this harness speaks.
+    pub const CURRENT: RuntimeProtocol = RuntimeProtocol::V2;
+
+    /// Its name, as `hello` and `ready` say it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            RuntimeProtocol::V1 => "sharedos-runtime/1",
+            RuntimeProtocol::V2 => "sharedos-runtime/2",
+        }
+    }
+}
+
 /// When, in its turn, the runtime broke the protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -57,14 +83,25 @@ pub struct Breach {
     /// wrote, for a breach at start), when it wrote anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
+    /// The protocol the runtime spoke; a record from before this field
+    /// broke [`RuntimeProtocol::V1`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<RuntimeProtocol>,
 }
 
 impl Breach {
-    /// The record of a violation (`code`, in `message`'s words) committed
-    /// in `phase`, with the line received (quoted) and the stderr, of which
-    /// only the end is kept.
+    /// The record of a violation of `protocol` (`code`, in `message`'s
+    /// words) committed in `phase`, with the line received (quoted) and the
+    /// stderr, of which only the end is kept.
     #[must_use]
-    pub fn new(code: &str, message: String, phase: BreachPhase, received: Option<String>, stderr: &str) -> Breach {
+    pub fn new(
+        protocol: RuntimeProtocol,
+        code: &str,
+        message: String,
+        phase: BreachPhase,
+        received: Option<String>,
+        stderr: &str,
+    ) -> Breach {
         let stderr = stderr.trim();
         let skip = stderr.chars().count().saturating_sub(STDERR_CHARS);
         Breach {
@@ -73,6 +110,13 @@ impl Breach {
             phase,
             received,
             stderr_tail: (!stderr.is_empty()).then(|| stderr.chars().skip(skip).collect()),
+            protocol: Some(protocol),
         }
+    }
+
+    /// The protocol the runtime broke, as the record names it.
+    #[must_use]
+    pub fn protocol(&self) -> RuntimeProtocol {
+        self.protocol.unwrap_or(RuntimeProtocol::V1)
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// before its stdin is closed (D50), when its seat does not say.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Which clock a runtime works against (`clock` in `sharedos-runtime/1`'s
+/// Which clock a runtime works against (`clock` in `sharedos-runtime/2`'s
 /// `hello`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -10,7 +10,7 @@
 //! how a seat's process is launched and bounded). The JSON Schemas of the
 //! files and outputs the harness writes and reads (manifest, evidence line,
 //! statement, the run events and each command's `--format json` output,
-//! baseline, and the two sides of the `sharedos-runtime/1` protocol) are in
+//! baseline, and the two sides of the `sharedos-runtime/2` protocol) are in
 //! this crate's `schemas/` folder (`docs/reference/schemas.md`).
 //!
 //! ```

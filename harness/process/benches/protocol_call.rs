@@ -1,4 +1,5 @@
-//! The harness-side cost of one mediated call over `sharedos-runtime/1`.
+//! The harness-side cost of one mediated call over `sharedos-runtime/2`,
+//! and of ending a turn with the runtime.
 //!
 //! The stand-in runtime makes `files.read` calls one after another and
 //! reports how long it was busy itself. A turn's time, minus that, is
@@ -18,6 +19,11 @@
 //! (`/proc/self/task/*/schedstat`): it is what the harness spends, where
 //! the time beyond the runtime's also holds the waits for the scheduler on
 //! a busy machine.
+//!
+//! Ending a turn (`ProcessRuntime::finish`: `closed`, and since
+//! `sharedos-runtime/2` the fence and its echo) is timed on its own, per
+//! turn, wall and the harness's CPU: the fence's cost is the difference
+//! from a build without it.
 //!
 //! `cargo bench -p sharedos-process --bench protocol_call` (figures in
 //! `reports/bench.md`).
@@ -52,9 +58,20 @@ fn cpu_nanos() -> u128 {
         .sum()
 }
 
-/// One turn of calls through the harness: nanoseconds beyond the
-/// runtime's own time, and the harness's CPU nanoseconds.
-fn harness_turn(seat: &Rc<ProcessSeat>) -> (u128, u128) {
+/// What one turn through the harness took.
+struct TurnTimes {
+    /// Nanoseconds beyond the runtime's own time, until the turn's result.
+    wall: u128,
+    /// The harness's CPU nanoseconds, until the turn's result.
+    cpu: u128,
+    /// Nanoseconds of wall time ending the turn with the runtime.
+    finish_wall: u128,
+    /// The harness's CPU nanoseconds ending it.
+    finish_cpu: u128,
+}
+
+/// One turn of calls through the harness.
+fn harness_turn(seat: &Rc<ProcessSeat>) -> TurnTimes {
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_time().enable_io().start_paused(true).build().unwrap();
     runtime.block_on(async {
@@ -78,9 +95,11 @@ fn harness_turn(seat: &Rc<ProcessSeat>) -> (u128, u128) {
         };
         let wall = started.elapsed().as_nanos();
         let cpu = cpu_nanos() - cpu;
+        let (finish_cpu, finishing) = (cpu_nanos(), Instant::now());
         process.finish().await;
+        let (finish_wall, finish_cpu) = (finishing.elapsed().as_nanos(), cpu_nanos() - finish_cpu);
         let busy = result.output.as_ref().and_then(|o| o["busyNs"].as_u64()).expect("the stand-in timed itself");
-        (wall.saturating_sub(u128::from(busy)), cpu)
+        TurnTimes { wall: wall.saturating_sub(u128::from(busy)), cpu, finish_wall, finish_cpu }
     })
 }
 
@@ -111,7 +130,7 @@ fn floor_turn(calls: u32) -> u128 {
         stdin.write_all(text.as_bytes()).unwrap();
         stdin.flush().unwrap();
     };
-    say("{\"type\":\"hello\",\"protocol\":\"sharedos-runtime/1\"}\n");
+    say("{\"type\":\"hello\",\"protocol\":\"sharedos-runtime/2\"}\n");
     stdout.read_line(&mut line).unwrap();
     say("{\"type\":\"turn\",\"turn\":\"t\",\"request\":{\"context\":{\"traceId\":\"trace\",\"now\":\"2026-01-01T00:00:00Z\"}}}\n");
     let answer = "{\"type\":\"toolResult\",\"turn\":\"t\",\"id\":\"c\",\"result\":{\"status\":\"ok\",\"output\":{\"content\":\"# Policy\\nRead before you write.\\n\"}}}\n";
@@ -134,11 +153,13 @@ fn floor_turn(calls: u32) -> u128 {
 
 fn main() {
     let (short, long) = (harness_seat(SHORT), harness_seat(LONG));
-    let (mut walls, mut cpus) = (Vec::new(), Vec::new());
+    let (mut walls, mut cpus, mut finishes, mut finish_cpus) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..TURNS {
-        let ((short_wall, short_cpu), (long_wall, long_cpu)) = (harness_turn(&short), harness_turn(&long));
-        walls.push((short_wall, long_wall));
-        cpus.push((short_cpu, long_cpu));
+        let (short, long) = (harness_turn(&short), harness_turn(&long));
+        walls.push((short.wall, long.wall));
+        cpus.push((short.cpu, long.cpu));
+        finishes.extend([short.finish_wall, long.finish_wall]);
+        finish_cpus.extend([short.finish_cpu, long.finish_cpu]);
     }
     let floors: Vec<(u128, u128)> = (0..TURNS).map(|_| (floor_turn(SHORT), floor_turn(LONG))).collect();
     let (harness, bare, cpu) = (per_call(walls), per_call(floors), per_call(cpus));
@@ -146,15 +167,24 @@ fn main() {
     println!("  beyond the runtime's own time, through the harness: {harness:.1} µs");
     println!("  beyond the runtime's own time, through a bare peer (the floor): {bare:.1} µs");
     println!("  the harness's CPU time: {cpu:.1} µs");
+    println!(
+        "protocol_call: per turn, ending it with the runtime (closed, the fence and its echo), medians of {}",
+        finishes.len()
+    );
+    println!("  wall: {:.1} µs", median(finishes) / 1000.0);
+    println!("  the harness's CPU time: {:.1} µs", median(finish_cpus) / 1000.0);
+}
+
+/// The median of some nanoseconds.
+#[allow(clippy::cast_precision_loss)]
+fn median(mut nanos: Vec<u128>) -> f64 {
+    nanos.sort_unstable();
+    nanos[nanos.len() / 2] as f64
 }
 
 /// Microseconds per call: the median long turn less the median short one,
 /// over the calls between them.
 fn per_call(turns: Vec<(u128, u128)>) -> f64 {
-    let median = |mut nanos: Vec<u128>| {
-        nanos.sort_unstable();
-        nanos[nanos.len() / 2] as f64
-    };
     let (shorts, longs): (Vec<u128>, Vec<u128>) = turns.into_iter().unzip();
     (median(longs) - median(shorts)) / f64::from(LONG - SHORT) / 1000.0
 }

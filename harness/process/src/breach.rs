@@ -3,7 +3,7 @@
 //! the [`Violation`] that was committed.
 
 use crate::violation::Violation;
-pub use sharedos_conformance_metadata::breach::{Breach, BreachPhase, BREACH_KEY};
+pub use sharedos_conformance_metadata::breach::{Breach, BreachPhase, RuntimeProtocol, BREACH_KEY};
 
 impl Violation {
     /// The record of this violation, committed in `phase`, with the line
@@ -12,6 +12,6 @@ impl Violation {
     #[must_use]
     pub fn breach(&self, phase: BreachPhase, received: Option<String>, stderr: &str) -> Breach {
         let received = received.or_else(|| self.received().map(str::to_string));
-        Breach::new(self.code(), self.to_string(), phase, received, stderr)
+        Breach::new(RuntimeProtocol::CURRENT, self.code(), self.to_string(), phase, received, stderr)
     }
 }

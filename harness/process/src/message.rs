@@ -6,8 +6,14 @@ use serde_json::{Map, Value};
 use sharedos_model::execution::{RuntimeLimits, RuntimeManifest, RuntimeTurnRequest};
 use sharedos_model::tool::{ToolCall, ToolResult};
 
+use sharedos_conformance_metadata::breach::RuntimeProtocol;
+
 /// The protocol's name and version, exchanged first.
-pub const PROTOCOL: &str = "sharedos-runtime/1";
+pub const PROTOCOL: &str = RuntimeProtocol::CURRENT.name();
+
+/// The version before the fence: a runtime that names it is told what
+/// changed rather than only that it differs.
+pub const PREVIOUS_PROTOCOL: &str = RuntimeProtocol::V1.name();
 
 pub use sharedos_conformance_metadata::launch::Clock;
 
@@ -110,6 +116,15 @@ pub enum HarnessMessage<'a> {
     Closed {
         /// The turn.
         turn: &'a str,
+    },
+    /// The runtime owes nothing more of the turn: every line it writes
+    /// before it echoes this belongs to the turn.
+    Fence {
+        /// The turn that ended.
+        turn: &'a str,
+        /// The fence's number: how many fences this process has been
+        /// written, this one included.
+        fence: u64,
     },
 }
 
@@ -215,13 +230,25 @@ pub enum RuntimeMessage {
     Report {
         /// The turn.
         turn: String,
+        /// How many lines the runtime had read when it wrote the report: it
+        /// counts `closed`, or the report came before the turn closed.
+        seen: u64,
         /// Every receipt, as the seat made them.
         receipts: Vec<Map<String, Value>>,
+    },
+    /// The echo of a `fence`: the runtime has written everything it will
+    /// write about the turn.
+    Fenced {
+        /// The turn that ended.
+        turn: String,
+        /// The number of the fence it echoes.
+        fence: u64,
     },
 }
 
 /// Every `type` a runtime may write.
-pub const RUNTIME_TYPES: &[&str] = &["ready", "invokeTool", "emit", "annotate", "wait", "outcome", "thrown", "report"];
+pub const RUNTIME_TYPES: &[&str] =
+    &["ready", "invokeTool", "emit", "annotate", "wait", "outcome", "thrown", "report", "fenced"];
 
 impl RuntimeMessage {
     /// The message's `type`, as the runtime spelled it.
@@ -236,6 +263,7 @@ impl RuntimeMessage {
             RuntimeMessage::Outcome { .. } => "outcome",
             RuntimeMessage::Thrown { .. } => "thrown",
             RuntimeMessage::Report { .. } => "report",
+            RuntimeMessage::Fenced { .. } => "fenced",
         }
     }
 
@@ -250,7 +278,8 @@ impl RuntimeMessage {
             | RuntimeMessage::Wait { turn, .. }
             | RuntimeMessage::Outcome { turn, .. }
             | RuntimeMessage::Thrown { turn, .. }
-            | RuntimeMessage::Report { turn, .. } => Some(turn),
+            | RuntimeMessage::Report { turn, .. }
+            | RuntimeMessage::Fenced { turn, .. } => Some(turn),
         }
     }
 }

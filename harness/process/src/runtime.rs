@@ -1,5 +1,5 @@
 //! A runtime seated from outside: [`ProcessRuntime`] speaks
-//! `sharedos-runtime/1` with a [`Session`] for one turn, mapping every
+//! `sharedos-runtime/2` with a [`Session`] for one turn, mapping every
 //! request onto the five host members and every answer back.
 //!
 //! The runtime is served for the whole turn by a loop on
@@ -9,17 +9,21 @@
 //! returned (or was stopped) still reaches it, and its requests are
 //! answered whenever they come. After the turn the runner calls
 //! [`ProcessRuntime::finish`]: the runtime is told `closed`, makes any
-//! after-close requests, and (a scripted seat) sends its receipts.
+//! after-close requests, and (a scripted seat) sends its receipts; then
+//! the harness writes a numbered `fence` and reads until the runtime
+//! echoes it. Every line before the echo is the turn's, whenever it
+//! arrives, so a late line is blamed on the turn that wrote it on every
+//! run, and the next `turn` is written only after the echo.
 
 mod phase;
 
 use self::phase::TurnPhase;
 use crate::breach::{Breach, BreachPhase};
-use crate::message::{HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage};
+use crate::message::{Clock, HarnessMessage, HostErrorMessage, InvokeOptions, RuntimeMessage, PROTOCOL};
 use crate::placement::ThreadPin;
 use crate::seat::ProcessSeat;
 use crate::session::Session;
-use crate::violation::Violation;
+use crate::violation::{Awaited, Misplaced, Violation};
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Map, Value};
 use sharedos_envelope::error::{HostError, RuntimeFailure};
@@ -72,8 +76,17 @@ struct TurnShared {
     ending: RefCell<Option<oneshot::Sender<Ending>>>,
     /// The turn is over: timers, the watcher and the loop stop.
     done: AbortSignal,
-    /// The serving loop has ended (report, violation, or stopped).
+    /// The serving loop has ended (the fence echoed, a violation, or stopped).
     served: AbortSignal,
+    /// The runtime owes nothing of the turn but the fence's echo: a
+    /// scripted seat reported, or (a prompted seat) `closed` was written.
+    settled: AbortSignal,
+    /// How many lines of the turn the harness had written once it wrote
+    /// `closed`: a report's `seen` must count them.
+    closed_line: Cell<Option<u64>>,
+    /// The number of the fence written for the turn: from then on the
+    /// harness writes nothing more about it.
+    fence: Cell<Option<u64>>,
     breach: RefCell<Option<Breach>>,
     receipts: RefCell<Option<Vec<Map<String, Value>>>>,
     /// Calls asked for and not yet answered.
@@ -98,6 +111,25 @@ impl TurnShared {
     /// Moves the phase by `step`, answering where it was.
     fn advance(&self, step: fn(TurnPhase) -> TurnPhase) -> TurnPhase {
         self.phase.replace(step(self.phase.get()))
+    }
+
+    /// Marks the turn settled once the runtime owes nothing but the
+    /// fence's echo. A prompted seat owes nothing after `closed`, and is
+    /// busy from then on: an answer still in flight, which may need
+    /// virtual time to come, is not waited for, and (written after the
+    /// fence) never written.
+    fn settle_if_owed_nothing(&self, scripted: bool) {
+        let phase = self.phase.get();
+        let owed_nothing = if scripted { phase.has_reported() } else { phase.was_closed() };
+        if owed_nothing {
+            self.settled.abort(AbortReason::TurnClosed);
+        }
+    }
+
+    /// Whether the harness still writes about the turn: not once the
+    /// runtime reported, nor once its fence is written.
+    fn still_told(&self) -> bool {
+        !self.phase.get().has_reported() && self.fence.get().is_none()
     }
 }
 
@@ -146,25 +178,20 @@ impl ProcessRuntime {
     }
 
     /// Ends the turn with the runtime: tells it `closed`, serves its
-    /// after-close requests and (a scripted seat) waits for its report.
+    /// after-close requests, (a scripted seat) waits for its report, then
+    /// fences the turn off.
     pub async fn finish(&self) {
         let turn = self.shared.turn.borrow().clone();
         if let Some(session) = self.seat.session().filter(|_| !turn.is_empty()) {
             if self.shared.breach.borrow().is_none() {
                 self.shared.advance(TurnPhase::close);
                 session.write(&HarnessMessage::Closed { turn: &turn });
+                self.shared.closed_line.set(Some(session.written_in_turn()));
+                self.shared.settle_if_owed_nothing(self.script.is_some());
             }
-            if self.script.is_some() {
-                let served = self.shared.served.clone();
-                tokio::select! {
-                    biased;
-                    () = served.aborted() => {}
-                    () = self.shared.background.drive() => {}
-                }
-                if self.shared.phase.get().has_reported() {
-                    self.check_quiet(&session).await;
-                }
-            }
+            let settled = self.shared.settled.clone();
+            self.serve_until(&settled).await;
+            self.fence(&turn).await;
         }
         self.shared.done.abort(AbortReason::TurnClosed);
         self.shared.background.drive_to_completion().await;
@@ -199,16 +226,62 @@ impl ProcessRuntime {
         *self.shared.breach.borrow_mut() = Some(breach);
     }
 
-    /// After the report the runtime owes nothing until its next turn: a
-    /// line it already wrote breaks the protocol on this turn, not the next.
-    async fn check_quiet(&self, session: &Session) {
-        let Some(message) = session.next_now().await else { return };
-        let violation = match message {
-            Ok(message) => Violation::OutOfOrder { kind: format!("{} after its report", message.kind()) },
-            Err(violation) => violation,
-        };
-        let received = session.last_received().await;
-        self.broke(&violation, received);
+    /// Drives the turn's background (the serving loop among it) until
+    /// `signal` fires or the serving loop ends.
+    async fn serve_until(&self, signal: &AbortSignal) {
+        let served = self.shared.served.clone();
+        tokio::select! {
+            biased;
+            () = served.aborted() => {}
+            () = signal.aborted() => {}
+            () = self.shared.background.drive() => {}
+        }
+    }
+
+    /// Writes the turn's fence, once the runtime owes nothing else, and
+    /// serves it until the echo: whatever it writes before the echo is the
+    /// turn's. On virtual time the wait is bounded as busy time is; on the
+    /// real clock, by the same limit in real time.
+    async fn fence(&self, turn: &str) {
+        if self.shared.breach.borrow().is_some() || self.shared.served.is_aborted() {
+            return;
+        }
+        let Some(session) = self.seat.session() else { return };
+        self.shared.fence.set(Some(session.fence(turn)));
+        let served = self.shared.served.clone();
+        if session.clock() == Clock::Virtual {
+            self.serve_until(&served).await;
+            return;
+        }
+        let limit = session.busy_timeout();
+        if tokio::time::timeout(limit, self.serve_until(&served)).await.is_err() {
+            let ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+            self.broke(&Violation::NoFenceEcho { ms }, None);
+        }
+    }
+
+    /// What a violation the session saw means at this point of the turn:
+    /// an end of output says what the harness was waiting for, and busy
+    /// time past the limit after the fence is a fence never echoed.
+    fn explain(&self, violation: Violation) -> Violation {
+        match (violation, self.shared.fence.get()) {
+            (Violation::Exited { .. }, _) => Violation::Exited { awaited: self.awaited() },
+            (Violation::Unresponsive { ms, .. }, Some(_)) => Violation::NoFenceEcho { ms },
+            (violation, _) => violation,
+        }
+    }
+
+    /// What the harness waits for from the runtime now.
+    fn awaited(&self) -> Awaited {
+        let phase = self.shared.phase.get();
+        let ended = phase.ending_received() || phase.has_ended();
+        if self.shared.fence.get().is_some() || phase.has_reported() || (self.script.is_none() && ended) {
+            Awaited::Fenced
+        } else if ended {
+            Awaited::Report
+        } else {
+            Awaited::Ending
+        }
     }
 
     /// Reads and answers the runtime's messages until its report, a
@@ -236,6 +309,7 @@ impl ProcessRuntime {
                     }
                 }
                 Err(violation) => {
+                    let violation = self.explain(violation);
                     let received = if violation.is_the_last_line() { session.last_received().await } else { None };
                     self.broke(&violation, received);
                     break;
@@ -278,7 +352,7 @@ impl ProcessRuntime {
         });
     }
 
-    /// Answers one message; `false` once the runtime reported.
+    /// Answers one message; `false` once the runtime echoed the fence.
     fn handle(&self, session: &Session, host: &RuntimeHost, message: RuntimeMessage) -> Result<bool, Violation> {
         self.shared.advance(TurnPhase::hear);
         let turn = self.shared.turn.borrow().clone();
@@ -286,8 +360,12 @@ impl ProcessRuntime {
             Some(named) if named != turn => {
                 return Err(Violation::WrongTurn { named: named.to_string(), running: turn })
             }
-            None => return Err(Violation::OutOfOrder { kind: "ready".into() }),
+            None => return Err(Violation::OutOfOrder(Misplaced::ReadyMidSession)),
             Some(_) => {}
+        }
+        let fenced = matches!(message, RuntimeMessage::Fenced { .. });
+        if self.shared.phase.get().has_reported() && !fenced {
+            return Err(Violation::OutOfOrder(Misplaced::AfterReport { kind: message.kind() }));
         }
         match message {
             RuntimeMessage::InvokeTool { id, call, options, .. } => {
@@ -297,11 +375,11 @@ impl ProcessRuntime {
             RuntimeMessage::Emit { id, event, .. } => {
                 self.claim(&id)?;
                 let answer = host.emit(RuntimeEvent { kind: event.kind, data: event.data });
-                answer_host(session, &turn, &id, answer);
+                self.answer_host(session, &turn, &id, answer);
             }
             RuntimeMessage::Annotate { id, key, value, .. } => {
                 self.claim(&id)?;
-                answer_host(session, &turn, &id, host.annotate(&key, value));
+                self.answer_host(session, &turn, &id, host.annotate(&key, value));
             }
             RuntimeMessage::Wait { until_ms, seen, .. } => {
                 if !session.waits(seen)? {
@@ -312,9 +390,7 @@ impl ProcessRuntime {
                 // After `closed` only an answer still owed can wake the
                 // runtime: waiting with none in flight would wait forever.
                 if self.shared.phase.get().was_closed() && self.shared.in_flight.get() == 0 && self.script.is_some() {
-                    return Err(Violation::OutOfOrder {
-                        kind: "wait after closed with no call in flight (its report is due)".into(),
-                    });
+                    return Err(Violation::OutOfOrder(Misplaced::WaitWithNothingOwed));
                 }
                 if let Some(ms) = until_ms {
                     self.wake_at(ms);
@@ -322,16 +398,30 @@ impl ProcessRuntime {
             }
             RuntimeMessage::Outcome { outcome, .. } => self.ended_with(session, Ending::Outcome(outcome))?,
             RuntimeMessage::Thrown { error, .. } => self.ended_with(session, Ending::Thrown(error.message))?,
-            RuntimeMessage::Report { receipts, .. } => {
+            RuntimeMessage::Report { receipts, seen, .. } => {
+                session.has_seen("report", seen)?;
+                // Decided by what the runtime had read, not by when the
+                // harness read the report: the same on every run.
+                if self.shared.closed_line.get().is_none_or(|closed| seen < closed) {
+                    return Err(Violation::OutOfOrder(Misplaced::ReportBeforeClosed));
+                }
                 let Some(reported) = self.shared.phase.get().report() else {
-                    return Err(Violation::OutOfOrder { kind: "report".into() });
+                    return Err(Violation::OutOfOrder(Misplaced::ReportBeforeEnding));
                 };
                 session.idle();
                 self.shared.phase.set(reported);
                 *self.shared.receipts.borrow_mut() = Some(receipts);
+                self.shared.settle_if_owed_nothing(self.script.is_some());
+            }
+            RuntimeMessage::Fenced { fence, .. } => {
+                let asked = self.shared.fence.get();
+                if asked != Some(fence) {
+                    return Err(Violation::OutOfOrder(Misplaced::Fenced { asked: asked.is_some() }));
+                }
+                session.idle();
                 return Ok(false);
             }
-            RuntimeMessage::Ready { .. } => return Err(Violation::OutOfOrder { kind: "ready".into() }),
+            RuntimeMessage::Ready { .. } => return Err(Violation::OutOfOrder(Misplaced::ReadyMidSession)),
         }
         Ok(true)
     }
@@ -351,13 +441,27 @@ impl ProcessRuntime {
     }
 
     fn claim(&self, id: &str) -> Result<(), Violation> {
-        if id.is_empty() || id.chars().count() > MAX_REQUEST_ID_CHARS {
-            return Err(Violation::BadRequestId { id: id.chars().take(MAX_REQUEST_ID_CHARS + 1).collect() });
+        let chars = id.chars().count();
+        if chars == 0 || chars > MAX_REQUEST_ID_CHARS {
+            return Err(Violation::BadRequestId { chars, id: id.chars().take(MAX_REQUEST_ID_CHARS + 1).collect() });
         }
         if self.shared.ids.borrow_mut().insert(id.to_string()) {
             Ok(())
         } else {
             Err(Violation::DuplicateId { id: id.to_string() })
+        }
+    }
+
+    /// Answers an `emit` or `annotate` at once, unless the turn is fenced:
+    /// a prompted seat's request read after the fence gets no answer, as
+    /// nothing about a turn is written after its fence.
+    fn answer_host(&self, session: &Session, turn: &str, id: &str, answer: Result<(), HostError>) {
+        if !self.shared.still_told() {
+            return;
+        }
+        match answer {
+            Ok(()) => session.write(&HarnessMessage::Ack { turn, id }),
+            Err(error) => session.write(&HarnessMessage::HostError { turn, id, error: host_error(&error) }),
         }
     }
 
@@ -380,9 +484,10 @@ impl ProcessRuntime {
         self.shared.background.spawn(async move {
             let answer = answer.await;
             shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
-            // After its report the runtime expects nothing more of the turn:
-            // a late answer would only reach it amid its next turn.
-            if shared.phase.get().has_reported() {
+            // After its report, or the fence, the runtime expects nothing
+            // more of the turn: a late answer would only reach it amid its
+            // next turn.
+            if !shared.still_told() {
                 return;
             }
             let Some(session) = seat.session() else { return };
@@ -399,6 +504,7 @@ impl ProcessRuntime {
     fn wake_at(&self, ms: u64) {
         let origin = self.shared.origin.get().unwrap_or_else(tokio::time::Instant::now);
         let (seat, turn, done) = (Rc::clone(&self.seat), self.shared.turn.borrow().clone(), self.shared.done.clone());
+        let shared = Rc::clone(&self.shared);
         self.shared.background.spawn(async move {
             tokio::select! {
                 () = tokio::time::sleep_until(origin + Duration::from_millis(ms)) => {
@@ -406,6 +512,9 @@ impl ProcessRuntime {
                     // is told first, as a runtime seated in process sees it
                     // fired when its own timer resumes it.
                     tokio::task::yield_now().await;
+                    if !shared.still_told() {
+                        return;
+                    }
                     let now = tokio::time::Instant::now().saturating_duration_since(origin).as_millis();
                     if let Some(session) = seat.session() {
                         session.write(&HarnessMessage::Time { turn: &turn, now_ms: u64::try_from(now).unwrap_or(u64::MAX) });
@@ -442,18 +551,11 @@ impl ProcessRuntime {
         details.insert("violation".into(), json!(breach.message));
         let error = ProtocolError {
             code: breach.code.clone(),
-            message: format!("the runtime broke sharedos-runtime/1: {}", breach.message).chars().take(4096).collect(),
+            message: format!("the runtime broke {PROTOCOL}: {}", breach.message).chars().take(4096).collect(),
             retryable: Some(false),
             details: Some(details),
         };
         fail(error)
-    }
-}
-
-fn answer_host(session: &Session, turn: &str, id: &str, answer: Result<(), HostError>) {
-    match answer {
-        Ok(()) => session.write(&HarnessMessage::Ack { turn, id }),
-        Err(error) => session.write(&HarnessMessage::HostError { turn, id, error: host_error(&error) }),
     }
 }
 
@@ -519,7 +621,7 @@ impl RuntimePlugin for ProcessRuntime {
                 Ok(Ending::Broke(breach)) => Ok(Self::violated(&breach)),
                 Err(_) => {
                     // The serving loop ended without an ending to hand over.
-                    let exited = Violation::Exited { stderr: String::new() };
+                    let exited = Violation::Exited { awaited: Awaited::Ending };
                     let stderr = self.seat.discard(self.shared.stderr_mark.get());
                     let breach = exited.breach(BreachPhase::Turn, None, &stderr);
                     let ending = Self::violated(&breach);

@@ -82,7 +82,8 @@ impl ProcessSeat {
         if let Some(breach) = self.failed_start.borrow().clone() {
             return Err(breach);
         }
-        self.session().ok_or_else(|| Violation::Exited { stderr: String::new() }.breach(BreachPhase::Start, None, ""))
+        let exited = Violation::Exited { awaited: crate::violation::Awaited::Ready };
+        self.session().ok_or_else(|| exited.breach(BreachPhase::Start, None, ""))
     }
 
     /// The running session, if any.

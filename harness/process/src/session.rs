@@ -19,9 +19,9 @@
 //! exchange whatever the runtime's speed.
 
 use crate::launch::{Launch, SessionLimits};
-use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PROTOCOL};
+use crate::message::{Clock, HarnessIdentity, HarnessMessage, RuntimeMessage, PREVIOUS_PROTOCOL, PROTOCOL};
 use crate::placement::{RuntimePlacement, ThreadPin};
-use crate::violation::{parse_line, quote, Violation};
+use crate::violation::{parse_line, quote, Awaited, Violation};
 use rustix::process::{Pid, Signal};
 use sharedos_contain::cage::Cage;
 use sharedos_contain::descendants::reap_orphans;
@@ -282,6 +282,12 @@ pub struct Session {
     clock: Clock,
     command: String,
     written: std::cell::Cell<u64>,
+    /// Lines written before the current turn's `turn` message: a runtime's
+    /// `seen` counts from that message, so that no count depends on which
+    /// turns the process served before.
+    turn_start: std::cell::Cell<u64>,
+    /// Fences written so far: the next one's number is one more.
+    fences: std::cell::Cell<u64>,
     /// The last wait that did not count, as (seen, written).
     stale_wait: std::cell::Cell<Option<(u64, u64)>>,
     placement: RuntimePlacement,
@@ -366,6 +372,8 @@ impl Session {
             clock: launch.clock,
             command: launch.command.clone(),
             written: std::cell::Cell::new(0),
+            turn_start: std::cell::Cell::new(0),
+            fences: std::cell::Cell::new(0),
             stale_wait: std::cell::Cell::new(None),
             placement,
             cage,
@@ -399,16 +407,19 @@ impl Session {
                 } else {
                     Err(Violation::ProtocolMismatch {
                         named: format!("manifest protocolVersion {:?}", manifest.protocol_version),
+                        previous: false,
                     })
                 }
             }
-            Ok(RuntimeMessage::Ready { protocol, .. }) => {
-                Err(Violation::ProtocolMismatch { named: format!("protocol {protocol:?}") })
-            }
+            Ok(RuntimeMessage::Ready { protocol, .. }) => Err(Violation::ProtocolMismatch {
+                previous: protocol == PREVIOUS_PROTOCOL,
+                named: format!("protocol {protocol:?}"),
+            }),
             Ok(other) => Err(Violation::NotReady { detail: format!("it wrote `{}` first", other.kind()) }),
             Err(Violation::Unresponsive { .. }) => Err(Violation::NotReady {
                 detail: format!("no ready within {} ms", self.limits.startup_timeout.as_millis()),
             }),
+            Err(Violation::Exited { .. }) => Err(Violation::Exited { awaited: Awaited::Ready }),
             Err(violation) => Err(violation),
         }
     }
@@ -431,9 +442,40 @@ impl Session {
         self.write_busy(message, self.limits.busy_timeout);
     }
 
+    /// Writes the next `fence` for `turn`, answering its number; the
+    /// runtime is busy until it echoes it.
+    pub fn fence(&self, turn: &str) -> u64 {
+        let fence = self.fences.get() + 1;
+        self.fences.set(fence);
+        self.write(&HarnessMessage::Fence { turn, fence });
+        fence
+    }
+
+    /// How many lines the harness has written since the current turn's
+    /// `turn` message, that message included: what a current `seen` says.
+    #[must_use]
+    pub fn written_in_turn(&self) -> u64 {
+        self.written.get().saturating_sub(self.turn_start.get())
+    }
+
+    /// The clock the runtime works against.
+    #[must_use]
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// How long the runtime may stay busy (real time, on virtual time).
+    #[must_use]
+    pub fn busy_timeout(&self) -> Duration {
+        self.limits.busy_timeout
+    }
+
     fn write_busy(&self, message: &HarnessMessage<'_>, limit: Duration) {
         let Ok(mut line) = serde_json::to_vec(message) else { return };
         line.push(b'\n');
+        if matches!(message, HarnessMessage::Turn { .. }) {
+            self.turn_start.set(self.written.get());
+        }
         self.written.set(self.written.get() + 1);
         lock(&self.input).write(line);
         let mut busy = lock(&self.busy);
@@ -448,18 +490,16 @@ impl Session {
         lock(&self.busy).take();
     }
 
-    /// The runtime waits having read `seen` lines: idle only when it has
-    /// read every line written (a wait sent before it read a later line is
-    /// stale, and the runtime will say wait again); `true` for a current one.
+    /// The runtime waits having read `seen` lines of the turn: idle only
+    /// when it has read every line written (a wait sent before it read a
+    /// later line is stale, and the runtime will say wait again); `true`
+    /// for a current one.
     ///
     /// # Errors
     /// A wait that says it has seen more lines than were written.
     pub fn waits(&self, seen: u64) -> Result<bool, Violation> {
-        let written = self.written.get();
-        if seen > written {
-            return Err(Violation::SeenAhead { seen, written });
-        }
-        lock(&self.input).confirm(seen);
+        self.has_seen("wait", seen)?;
+        let written = self.written_in_turn();
         let current = seen == written;
         if current {
             self.stale_wait.set(None);
@@ -468,6 +508,21 @@ impl Session {
             self.stale_wait.set(Some((seen, written)));
         }
         Ok(current)
+    }
+
+    /// A message of `kind` says the runtime has read `seen` lines since
+    /// the turn's `turn` message: no more than were written, and the lines
+    /// it confirms no longer hold up direct writes.
+    ///
+    /// # Errors
+    /// A count larger than the lines written.
+    pub fn has_seen(&self, kind: &'static str, seen: u64) -> Result<(), Violation> {
+        let written = self.written_in_turn();
+        if seen > written {
+            return Err(Violation::SeenAhead { kind, seen, written });
+        }
+        lock(&self.input).confirm(self.turn_start.get().saturating_add(seen));
+        Ok(())
     }
 
     /// The next message, skipping (and counting) blank lines.
@@ -498,7 +553,8 @@ impl Session {
                         return Err(Violation::Unresponsive { ms, stale_wait: self.stale_wait.get() });
                     }
                 }
-                Incoming::Eof => return Err(Violation::Exited { stderr: self.stderr_tail() }),
+                // The caller knows what it waited for, and says so.
+                Incoming::Eof => return Err(Violation::Exited { awaited: Awaited::Ending }),
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Every way a runtime can break the protocol, each with the failure code
 //! its turn ends with and the words the record carries.
 
-use crate::message::{RuntimeMessage, RUNTIME_TYPES};
+use crate::message::{RuntimeMessage, PROTOCOL, RUNTIME_TYPES};
 use serde_json::Value;
 
 /// How much of what was received a diagnostic quotes.
@@ -49,9 +49,11 @@ pub enum Violation {
         max: usize,
     },
     /// A request id that is empty or longer than 128 characters.
-    #[error("the runtime chose a request id of {} characters, not 1 to 128: {id:?}", id.chars().count())]
+    #[error("the runtime chose a request id of {chars} characters, not 1 to 128: {}", quote_id(.id))]
     BadRequestId {
-        /// The id (cut after 129 characters).
+        /// How many characters the id has.
+        chars: usize,
+        /// The id, cut after [`ID_QUOTE_CHARS`] characters.
         id: String,
     },
     /// A request id used twice in one turn.
@@ -68,19 +70,15 @@ pub enum Violation {
         /// The turn running.
         running: String,
     },
-    /// A second ending, or a `ready` mid-session.
+    /// A second ending for one turn.
     #[error("the runtime wrote {kind} after the turn's outcome")]
     AfterOutcome {
         /// The type.
         kind: String,
     },
-    /// A message the protocol does not allow at this point (`ready`
-    /// mid-session, `report` before `closed`).
-    #[error("the runtime wrote {kind} out of order")]
-    OutOfOrder {
-        /// What it wrote.
-        kind: String,
-    },
+    /// A well-formed message where the protocol does not allow it.
+    #[error("{0}")]
+    OutOfOrder(Misplaced),
     /// The seat's command could not be started at all.
     #[error("the runtime could not be started: `{command}`: {error}")]
     FailedToStart {
@@ -98,27 +96,35 @@ pub enum Violation {
     /// `ready` names another protocol, or its manifest another protocol
     /// version.
     #[error(
-        "the runtime's ready names {named}; this harness speaks protocol \"sharedos-runtime/1\" with manifest protocolVersion \"1\""
+        "the runtime's ready names {named}; this harness speaks protocol \"{PROTOCOL}\" with manifest protocolVersion \"1\"{}",
+        if *.previous { UPGRADE } else { "" }
     )]
     ProtocolMismatch {
         /// What it named, in words (`protocol "sharedos-runtime/0"`).
         named: String,
+        /// It named the protocol's previous version: what changed is said.
+        previous: bool,
     },
-    /// A `wait` that says it has read more lines than the harness wrote.
+    /// A `wait` or `report` that says it has read more lines of the turn
+    /// than the harness wrote.
     #[error(
-        "the runtime's wait says it has seen {seen} lines, but the harness has written only {written} (hello included)"
+        "the runtime's {kind} says it has seen {seen} lines, but the harness has written only {written} since the \
+         turn's `turn` message, that message included"
     )]
     SeenAhead {
-        /// What the wait said.
+        /// `wait` or `report`.
+        kind: &'static str,
+        /// What the message said.
         seen: u64,
         /// Lines written to the runtime so far.
         written: u64,
     },
-    /// The process exited or closed its stdout mid-turn.
-    #[error("the runtime exited or closed its output mid-turn{}", stderr_note(.stderr))]
+    /// The process exited or closed its stdout while the harness waited
+    /// for something from it.
+    #[error("the runtime exited or closed its output {}", .awaited.words())]
     Exited {
-        /// The tail of its stderr.
-        stderr: String,
+        /// What the harness was waiting for.
+        awaited: Awaited,
     },
     /// Busy past the seat's limit of real time.
     #[error("the runtime stayed busy for more than {ms} ms of real time without waiting{}", stale_note(.stale_wait))]
@@ -129,6 +135,15 @@ pub enum Violation {
         /// that miscounts `seen` is never idle.
         stale_wait: Option<(u64, u64)>,
     },
+    /// No `fenced` for the turn's fence within the seat's limit of real time.
+    #[error(
+        "the runtime did not echo the turn's fence within {ms} ms of real time (a {PROTOCOL} runtime answers each \
+         `fence` with `fenced`, once it has written everything about the turn)"
+    )]
+    NoFenceEcho {
+        /// The limit.
+        ms: u64,
+    },
     /// Too many lines that are not protocol (blank lines).
     #[error("the runtime wrote more than {max} blank lines")]
     Flood {
@@ -137,21 +152,96 @@ pub enum Violation {
     },
 }
 
-fn stale_note(stale: &Option<(u64, u64)>) -> String {
-    match stale {
-        Some((seen, written)) => format!(
-            "; its last wait said seen {seen} while the harness had written {written} lines, so it did not count \
-             (seen counts every line the runtime has read, hello included)"
-        ),
-        None => String::new(),
+/// What the harness waited for when the runtime's output ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Awaited {
+    /// `ready`, after `hello`.
+    Ready,
+    /// The turn's messages and its ending.
+    Ending,
+    /// A scripted seat's report, after the ending.
+    Report,
+    /// The echo of the turn's fence.
+    Fenced,
+}
+
+impl Awaited {
+    /// When the output ended, in words.
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            Awaited::Ready => "before it said ready",
+            Awaited::Ending => "mid-turn",
+            Awaited::Report => "before its report",
+            Awaited::Fenced => "before it echoed the turn's fence",
+        }
     }
 }
 
-fn stderr_note(stderr: &str) -> String {
-    if stderr.is_empty() {
-        String::new()
+/// A well-formed message the protocol does not allow where it came.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Misplaced {
+    /// `ready` once the session has started.
+    #[error("the runtime wrote ready again, in the middle of the session (ready comes once, after hello)")]
+    ReadyMidSession,
+    /// A `report` whose `seen` does not count `closed`: written before the
+    /// runtime read it, whenever the harness happened to read the report.
+    #[error(
+        "the runtime wrote its report before it read closed: a report comes after closed, and its seen counts \
+         closed"
+    )]
+    ReportBeforeClosed,
+    /// A `report` after `closed`, while the harness had not yet taken the
+    /// turn's end (the turn was stopped while its process started).
+    #[error("the runtime wrote its report before the harness ended the turn")]
+    ReportBeforeEnding,
+    /// A scripted seat's `wait` after `closed` with nothing in flight.
+    #[error("the runtime waited after closed with no call in flight: its report is due")]
+    WaitWithNothingOwed,
+    /// A line after the report other than `fenced`.
+    #[error("the runtime wrote {kind} after its report (after the report, only fenced may come)")]
+    AfterReport {
+        /// Its type.
+        kind: &'static str,
+    },
+    /// A `fenced` that echoes no fence the harness wrote for the turn.
+    // The fence's number counts the fences of a process, and so depends on
+    // which turns the process served before: the words never name it.
+    #[error("{}", if *.asked {
+        "the runtime echoed a fence other than the one the harness wrote for the turn"
     } else {
-        format!("; its stderr ended with: {stderr}")
+        "the runtime wrote fenced before the harness wrote a fence for the turn"
+    })]
+    Fenced {
+        /// A fence was written for the turn.
+        asked: bool,
+    },
+}
+
+/// What a `ProtocolMismatch` adds for a runtime of the previous version.
+const UPGRADE: &str = "; sharedos-runtime/2 adds `seen` to `report`, and a `fence` after each turn that the runtime \
+                       echoes as `fenced` (PROTOCOL.md, \"Changes from sharedos-runtime/1\")";
+
+/// How much of a request id a diagnostic quotes.
+const ID_QUOTE_CHARS: usize = 40;
+
+/// A request id, quoted, cut after [`ID_QUOTE_CHARS`] characters.
+fn quote_id(id: &str) -> String {
+    let mut quoted: String = id.chars().take(ID_QUOTE_CHARS).collect();
+    if id.chars().count() > ID_QUOTE_CHARS {
+        quoted.push('…');
+    }
+    format!("{quoted:?}")
+}
+
+fn stale_note(stale: &Option<(u64, u64)>) -> String {
+    match stale {
+        Some((seen, written)) => format!(
+            "; its last wait said seen {seen} while the harness had written {written} lines of the turn, so it did \
+             not count (seen counts every line the runtime has read since the turn's `turn` message, that message \
+             included)"
+        ),
+        None => String::new(),
     }
 }
 
@@ -195,7 +285,7 @@ impl Violation {
             Violation::ProtocolMismatch { .. } => "runtime_protocol_mismatch",
             Violation::Exited { .. } => "runtime_exited",
             Violation::SeenAhead { .. } => "runtime_bad_seen",
-            Violation::Unresponsive { .. } => "runtime_unresponsive",
+            Violation::Unresponsive { .. } | Violation::NoFenceEcho { .. } => "runtime_unresponsive",
             Violation::Flood { .. } => "runtime_flood",
         }
     }
@@ -232,14 +322,23 @@ impl Violation {
     }
 }
 
-/// What was received, quoted for a diagnostic (at most 256 characters).
+/// What was received, quoted for a diagnostic: its first 256 characters.
+/// A longer line is cut, and the quote then says how long it was and, for
+/// a JSON object, its `type`, which sorted keys can put far past the cut.
 #[must_use]
 pub fn quote(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let mut quoted: String = text.chars().take(QUOTE_CHARS).collect();
-    if text.chars().count() > QUOTE_CHARS {
-        quoted.push('…');
+    let total = text.chars().count();
+    if total <= QUOTE_CHARS {
+        return text.into_owned();
     }
+    let mut quoted: String = text.chars().take(QUOTE_CHARS).collect();
+    quoted.push_str(&format!("… ({total} characters"));
+    let kind = serde_json::from_slice::<Value>(bytes).ok().and_then(|v| v.get("type")?.as_str().map(quote_id));
+    if let Some(kind) = kind {
+        quoted.push_str(&format!(", type {kind}"));
+    }
+    quoted.push(')');
     quoted
 }
 
@@ -312,8 +411,10 @@ mod tests {
             r#"{"type": "annotate", "turn": "t", "id": "a", "key": "k", "value": {"nested": [1, 2]}}"#,
             r#"{"type": "outcome", "turn": "t", "outcome": {"type": "complete"}}"#,
             r#"{"type": "thrown", "turn": "t", "error": {"message": "boom"}}"#,
+            r#"{"type": "report", "turn": "t", "seen": 3, "receipts": []}"#,
             r#"{"type": "report", "turn": "t", "receipts": []}"#,
-            r#"{"type": "ready", "protocol": "sharedos-runtime/1", "manifest": {"id": "r", "version": "1", "protocolVersion": "1"}}"#,
+            r#"{"type": "fenced", "turn": "t", "fence": 1}"#,
+            r#"{"type": "ready", "protocol": "sharedos-runtime/2", "manifest": {"id": "r", "version": "1", "protocolVersion": "1"}}"#,
         ];
         let mut good = 0;
         for line in lines {
@@ -321,7 +422,7 @@ mod tests {
             assert_eq!(direct, through_value, "{line}");
             good += usize::from(direct.is_ok());
         }
-        assert_eq!(good, 11, "the good lines among them");
+        assert_eq!(good, 12, "the good lines among them");
     }
 
     #[test]
@@ -341,29 +442,78 @@ mod tests {
             Violation::UnknownType { kind: text(), received: text() },
             Violation::BadMessage { kind: text(), error: text(), received: text() },
             Violation::LineTooLong { max: 1 },
-            Violation::BadRequestId { id: text() },
+            Violation::BadRequestId { chars: 0, id: text() },
             Violation::DuplicateId { id: text() },
             Violation::WrongTurn { named: text(), running: text() },
             Violation::AfterOutcome { kind: text() },
-            Violation::OutOfOrder { kind: text() },
+            Violation::OutOfOrder(Misplaced::ReadyMidSession),
             Violation::FailedToStart { command: text(), error: text() },
             Violation::NotReady { detail: text() },
-            Violation::ProtocolMismatch { named: text() },
-            Violation::Exited { stderr: text() },
-            Violation::SeenAhead { seen: 2, written: 1 },
+            Violation::ProtocolMismatch { named: text(), previous: false },
+            Violation::Exited { awaited: Awaited::Ending },
+            Violation::SeenAhead { kind: "wait", seen: 2, written: 1 },
             Violation::Unresponsive { ms: 1, stale_wait: None },
+            Violation::NoFenceEcho { ms: 1 },
             Violation::Flood { max: 1 },
         ];
         let codes: std::collections::BTreeSet<&str> = all.iter().map(Violation::code).collect();
-        assert_eq!(all.len(), 17, "every variant");
-        assert_eq!(codes, Violation::CODES.into_iter().collect(), "a bad request id is a bad message");
+        assert_eq!(all.len(), 18, "every variant");
+        assert_eq!(
+            codes,
+            Violation::CODES.into_iter().collect(),
+            "a bad request id is a bad message, a fence not echoed unresponsive"
+        );
     }
 
     #[test]
-    fn a_quote_is_cut_at_256_characters() {
+    fn a_quote_is_cut_at_256_characters_and_says_how_long_the_line_was() {
         let long = "é".repeat(300);
-        let quoted = quote(long.as_bytes());
-        assert_eq!(quoted.chars().count(), 257);
-        assert!(quoted.ends_with('…'));
+        assert_eq!(quote(long.as_bytes()), format!("{}… (300 characters)", "é".repeat(256)));
+        assert_eq!(quote("é".repeat(256).as_bytes()), "é".repeat(256), "a line at the cap is quoted whole");
+    }
+
+    /// With sorted keys, a long report's `type` comes after its receipts:
+    /// the quote names it, whatever the cut leaves out.
+    #[test]
+    fn a_cut_quote_of_a_json_object_names_its_type() {
+        let receipts = format!(r#"[{{"detail":"{}"}}]"#, "x".repeat(400));
+        let line = format!(r#"{{"receipts":{receipts},"seen":9,"turn":"t1","type":"report"}}"#);
+        let quoted = quote(line.as_bytes());
+        assert_eq!(quoted, format!("{}… ({} characters, type \"report\")", &line[..256], line.len()));
+        let long_type = format!(r#"{{"type":"{}","x":"{}"}}"#, "t".repeat(60), "y".repeat(300));
+        let quoted = quote(long_type.as_bytes());
+        assert!(quoted.ends_with(&format!(", type \"{}…\")", "t".repeat(40))), "{quoted}");
+    }
+
+    /// The words of the diagnostics a vendor reads most, exactly.
+    #[test]
+    fn a_long_request_id_is_counted_whole_and_quoted_short() {
+        let id = "e".repeat(200);
+        let violation = Violation::BadRequestId { chars: 200, id: id.chars().take(129).collect() };
+        assert_eq!(
+            violation.to_string(),
+            format!("the runtime chose a request id of 200 characters, not 1 to 128: \"{}…\"", "e".repeat(40))
+        );
+    }
+
+    #[test]
+    fn an_exit_says_what_the_harness_was_waiting_for_and_never_quotes_stderr() {
+        let words = |awaited| Violation::Exited { awaited }.to_string();
+        assert_eq!(words(Awaited::Ready), "the runtime exited or closed its output before it said ready");
+        assert_eq!(words(Awaited::Ending), "the runtime exited or closed its output mid-turn");
+        assert_eq!(words(Awaited::Report), "the runtime exited or closed its output before its report");
+        assert_eq!(words(Awaited::Fenced), "the runtime exited or closed its output before it echoed the turn's fence");
+    }
+
+    #[test]
+    fn a_runtime_of_the_previous_version_is_told_what_changed() {
+        let previous = Violation::ProtocolMismatch { named: "protocol \"sharedos-runtime/1\"".into(), previous: true };
+        assert_eq!(
+            previous.to_string(),
+            "the runtime's ready names protocol \"sharedos-runtime/1\"; this harness speaks protocol \
+             \"sharedos-runtime/2\" with manifest protocolVersion \"1\"; sharedos-runtime/2 adds `seen` to `report`, \
+             and a `fence` after each turn that the runtime echoes as `fenced` (PROTOCOL.md, \"Changes from \
+             sharedos-runtime/1\")"
+        );
     }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A scripted runtime for the SharedOS conformance harness, speaking
-// `sharedos-runtime/1` (harness/process/PROTOCOL.md) over JSON Lines on
+// `sharedos-runtime/2` (harness/process/PROTOCOL.md) over JSON Lines on
 // stdin/stdout. Node.js 20, standard library only.
 //
 // The harness gives each turn its attack script as data (`turn.script`):
@@ -16,8 +16,11 @@
 // the script's steps then look at that state.
 //
 // The rules a scripted seat most easily gets wrong, all in PROTOCOL.md:
-// - `wait.seen` counts every line read since the process started, `hello`
-//   included; a smaller count is a stale wait and the clock does not move.
+// - `wait.seen` counts every line read since the turn's `turn` message, that
+//   message included; a smaller count is a stale wait and the clock does not
+//   move. The report carries it too, and it must count `closed`.
+// - after the report, the harness writes `fence`: echo it as `fenced`, and
+//   write nothing more until the next `turn`.
 // - a `complete` outcome needs `output` (null will do).
 // - `escalate` is preceded by the annotation `escalationAsked`
 //   {tool: "sharedos.escalate", reason}.
@@ -34,7 +37,7 @@
 import { createInterface } from 'node:readline';
 import { appendFileSync } from 'node:fs';
 
-const PROTOCOL = 'sharedos-runtime/1';
+const PROTOCOL = 'sharedos-runtime/2';
 // The tool a runtime asks a person through (named in the record's
 // `execution.escalationAsked`).
 const ESCALATION_TOOL = 'sharedos.escalate';
@@ -51,10 +54,10 @@ function trace(direction, message) {
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
 
-// How many lines this runtime has read since it started (`hello` and blank
-// lines included). Every `wait` carries it, so the harness can tell a wait
-// written before a later line was read (stale: the clock must not move) from
-// a current one.
+// How many lines this runtime has read since the turn's `turn` message, that
+// message and blank lines included. Every `wait` (and the report) carries
+// it, so the harness can tell a wait written before a later line was read
+// (stale: the clock must not move) from a current one.
 let seen = 0;
 
 /** The next message from the harness, or null once stdin closed. */
@@ -158,16 +161,24 @@ class Turn {
   /**
    * Be idle until `done()` holds. Virtual time moves only while the runtime
    * is idle, and every line the harness writes makes it busy again, so say
-   * `wait` again after each line that did not settle `done()`.
+   * `wait` again after each line that did not settle `done()`. `idle` says
+   * the runtime is idle already (it just sent its ending), so the first
+   * `wait` would say nothing new.
    */
-  async idleUntil(done, untilMs) {
+  async idleUntil(done, untilMs, idle = false) {
     while (!done()) {
       // Receipts of concurrent calls answered meanwhile are emitted at the
       // point where the runtime would otherwise wait.
-      if (await this.emitLate()) continue;
-      const wait = { type: 'wait', turn: this.id, seen };
-      if (untilMs !== undefined) wait.untilMs = untilMs;
-      send(wait);
+      if (await this.emitLate()) {
+        idle = false;
+        continue;
+      }
+      if (!idle) {
+        const wait = { type: 'wait', turn: this.id, seen };
+        if (untilMs !== undefined) wait.untilMs = untilMs;
+        send(wait);
+      }
+      idle = false;
       await this.next();
     }
   }
@@ -413,10 +424,13 @@ function receiptData(receipt) {
 
 // ---------------------------------------------------------------- endings
 
-/** End the turn as the script's terminal says. */
+/**
+ * End the turn as the script's terminal says; true once an ending (an
+ * outcome or a throw) is sent, which leaves the runtime idle.
+ */
 async function end(turn, terminal) {
   if (terminal.atMs !== undefined) await turn.reach(terminal.atMs);
-  if (turn.over) return; // the turn ended first: nothing left to say
+  if (turn.over) return false; // the turn ended first: nothing left to say
   const withMetadata = (outcome) => {
     if (terminal.metadata !== undefined) outcome.metadata = terminal.metadata;
     return outcome;
@@ -424,37 +438,41 @@ async function end(turn, terminal) {
   switch (terminal.kind) {
     case 'complete':
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'complete', output: terminal.output ?? null }) });
-      return;
+      return true;
     case 'fail':
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'fail', error: terminal.error }) });
-      return;
+      return true;
     case 'escalate':
       // State which affordance is asked for and why, then escalate: the
       // record lifts the `escalationAsked` annotation to
       // `execution.escalationAsked`.
       await turn.hostRequest({ type: 'annotate', key: 'escalationAsked', value: { tool: ESCALATION_TOOL, reason: terminal.reason } });
-      if (turn.over) return;
+      if (turn.over) return false;
       send({ type: 'outcome', turn: turn.id, outcome: withMetadata({ type: 'escalate', reason: terminal.reason }) });
-      return;
+      return true;
     case 'malformed':
       send({ type: 'outcome', turn: turn.id, outcome: terminal.outcome ?? { type: 'finish' } });
-      return;
+      return true;
     case 'crash':
       send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
-      return;
+      return true;
     case 'stall':
       // Say nothing until the turn is taken away; with `until: draining`,
-      // give up (throw) once the drain begins.
+      // give up (throw) once the drain begins, even when `abort` follows
+      // at the same instant (PROTOCOL.md, "Scripted seats: endings").
       await turn.idleUntil(() => turn.over || (terminal.until === 'draining' && turn.draining));
-      if (!turn.over) send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
-      return;
+      if (turn.over) return false;
+      send({ type: 'thrown', turn: turn.id, error: { message: terminal.reason } });
+      return true;
     default:
       log(`unknown terminal kind ${terminal.kind}; completing`);
       send({ type: 'outcome', turn: turn.id, outcome: { type: 'complete', output: null } });
+      return true;
   }
 }
 
 async function runTurn(message) {
+  seen = 1; // the `turn` message is the turn's line 1
   const turn = new Turn(message);
   const script = turn.script;
   if (!script) throw new Error('a scripted seat was given a turn without a script');
@@ -473,8 +491,8 @@ async function runTurn(message) {
     if (!entry.step.concurrent) await emitReceipt(turn, entry.receipt);
   }
   // A script without a terminal completes.
-  await end(turn, script.terminal ?? { kind: 'complete' });
-  await turn.idleUntil(() => turn.closed);
+  const ended = await end(turn, script.terminal ?? { kind: 'complete' });
+  await turn.idleUntil(() => turn.closed, undefined, ended);
   for (const entry of steps) {
     if (entry.step.afterClose) entry.made = await makeStep(turn, entry.step, entry.receipt);
   }
@@ -484,7 +502,8 @@ async function runTurn(message) {
   await turn.emitLate();
 
   const receipts = steps.filter((entry) => entry.made).map((entry) => receiptData(entry.receipt));
-  send({ type: 'report', turn: turn.id, receipts });
+  // `seen` counts `closed`, so the harness knows the report came after it.
+  send({ type: 'report', turn: turn.id, seen, receipts });
 }
 
 // ---------------------------------------------------------------- session
@@ -497,6 +516,9 @@ async function main() {
     const message = await readMessage();
     if (message === null) return; // no more turns: exit
     if (message.type === 'turn') await runTurn(message);
+    // Everything about the turn is written: echo the fence, then write
+    // nothing more until the next `turn`.
+    else if (message.type === 'fence') send({ type: 'fenced', turn: message.turn, fence: message.fence });
     else log(`ignored a ${message.type} between turns`);
   }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference runtime of `sharedos-runtime/1` (harness/process/PROTOCOL.md).
+"""The reference runtime of `sharedos-runtime/2` (harness/process/PROTOCOL.md).
 
 It plays a scripted seat: each `turn` message carries the row's attack
 script, and this runtime makes every step itself, through the protocol, the
@@ -23,7 +23,7 @@ receipted at the next point where the runtime would be idle.
 import json
 import sys
 
-PROTOCOL = "sharedos-runtime/1"
+PROTOCOL = "sharedos-runtime/2"
 MANIFEST = {"id": "sharedos-reference.python", "version": "1", "protocolVersion": "1"}
 
 # Receipt words and codes, exactly as the Rust adversary writes them.
@@ -71,7 +71,8 @@ class Wire:
 
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
-        # Lines read so far: every `wait` says how many it has seen, so the
+        # Lines read since the turn's `turn` message, that message included:
+        # every `wait` (and the report) says how many it has seen, so the
         # harness knows the wait answers everything it wrote.
         self.seen = 0
 
@@ -167,6 +168,7 @@ def inspect_receipt(step, request):
 class Turn:
     def __init__(self, wire, message):
         self.wire = wire
+        wire.seen = 1  # `seen` counts from the `turn` message, which is line 1
         self.id = message["turn"]
         self.request = message["request"]
         self.limits = message["limits"]
@@ -316,7 +318,8 @@ class Turn:
             if step.get("afterClose"):
                 self.record(self.after_close_step(step))
         self.pump(lambda: not self.in_flight)  # every concurrent call receipted
-        self.send("report", receipts=self.in_order())
+        # `seen` counts `closed`: the harness knows the report came after it.
+        self.send("report", seen=self.wire.seen, receipts=self.in_order())
 
     def run_steps(self):
         host_closed = False
@@ -461,6 +464,10 @@ def main():
             message = wire.read()
             if message.get("type") == "turn":
                 Turn(wire, message).run()
+            elif message.get("type") == "fence":
+                # Everything about the turn is written: echo the fence, and
+                # write nothing more until the next `turn`.
+                wire.send({"type": "fenced", "turn": message.get("turn"), "fence": message.get("fence")})
             else:
                 log("ignoring a %r message between turns" % message.get("type"))
     except EndOfInput:

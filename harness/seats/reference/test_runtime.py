@@ -71,7 +71,9 @@ class FakeHarness:
         self.sent = 0  # lines written: a `wait` must have seen them all
 
     def send(self, kind, **fields):
-        self.sent += 1
+        # Lines written since the turn's `turn` message, it included: what
+        # a current `seen` says.
+        self.sent = 1 if kind == "turn" else self.sent + 1
         fields["type"] = kind
         if kind not in ("hello", "turn"):
             fields.setdefault("turn", TURN)
@@ -92,7 +94,7 @@ class FakeHarness:
         fields["type"] = kind
         if kind != "ready":
             fields.setdefault("turn", TURN)
-        if kind == "wait":
+        if kind in ("wait", "report"):
             fields.setdefault("seen", self.sent)
         line = self.recv()
         self.test.assertEqual(json.loads(line), fields)
@@ -105,9 +107,9 @@ class FakeHarness:
         self.test.assertFalse(ready, "unexpected: %r" % (ready and self.recv()))
 
     def start(self):
-        self.send("hello", protocol="sharedos-runtime/1",
+        self.send("hello", protocol="sharedos-runtime/2",
                   harness={"name": "sharedos-conformance", "version": "0"}, clock="virtual")
-        self.expect("ready", protocol="sharedos-runtime/1", manifest=MANIFEST)
+        self.expect("ready", protocol="sharedos-runtime/2", manifest=MANIFEST)
 
     def turn(self, steps, terminal=None, request=REQUEST, limits=LIMITS):
         script = {"id": "forged-grant", "turn": 1, "steps": steps, "report": REPORT}
@@ -132,6 +134,13 @@ class FakeHarness:
     def close_turn(self, receipts):
         self.send("closed")
         self.expect("report", receipts=receipts)
+        self.fence()
+
+    def fence(self, number=1):
+        """The harness fences the turn off: the runtime echoes, then is quiet."""
+        self.send("fence", fence=number)
+        self.expect("fenced", fence=number)
+        self.quiet()
 
     def finish(self):
         self.proc.stdin.close()
@@ -405,6 +414,19 @@ class RuntimeTest(unittest.TestCase):
         h.expect("outcome", outcome={"type": "complete", "output": {"text": "no script"}})
         h.send("closed")
         h.quiet()
+        h.fence()
+        h.finish()
+
+    def test_a_second_turn_follows_the_fence_on_the_same_process(self):
+        # The fence's number is the harness's count, echoed as given; the
+        # runtime owes nothing between the echo and the next `turn`.
+        h = self.h
+        for number in (1, 2):
+            h.turn([], terminal={"kind": "stall"})
+            h.expect("wait")
+            h.send("closed")
+            h.expect("report", receipts=[])
+            h.fence(number)
         h.finish()
 
 
@@ -412,18 +434,18 @@ class HandshakeTest(unittest.TestCase):
     def test_wrong_protocol_exits_2(self):
         proc = subprocess.Popen([sys.executable, "runtime.py"], cwd=HERE, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, err = proc.communicate(b'{"type":"hello","protocol":"sharedos-runtime/2"}\n', timeout=5)
+        out, err = proc.communicate(b'{"type":"hello","protocol":"sharedos-runtime/1"}\n', timeout=5)
         self.assertEqual((proc.returncode, out), (2, b""))
-        self.assertIn(b"sharedos-runtime/1", err)
+        self.assertIn(b"expected hello for sharedos-runtime/2", err)
 
     def test_eof_after_ready_exits_0(self):
         proc = subprocess.Popen([sys.executable, "runtime.py"], cwd=HERE, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        hello = {"type": "hello", "protocol": "sharedos-runtime/1", "harness": {"name": "h", "version": "0"},
+        hello = {"type": "hello", "protocol": "sharedos-runtime/2", "harness": {"name": "h", "version": "0"},
                  "clock": "virtual"}
         out, _ = proc.communicate((json.dumps(hello) + "\n").encode(), timeout=5)
         self.assertEqual(proc.returncode, 0)
-        self.assertEqual(out.decode(), canonical({"type": "ready", "protocol": "sharedos-runtime/1",
+        self.assertEqual(out.decode(), canonical({"type": "ready", "protocol": "sharedos-runtime/2",
                                                   "manifest": MANIFEST}) + "\n")
 
 

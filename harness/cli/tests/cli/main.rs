@@ -8,6 +8,7 @@ mod engines;
 mod evidence;
 mod hostile;
 mod interrupt;
+mod late_lines;
 mod live_mcp;
 mod outputs;
 mod progress;

@@ -19,7 +19,7 @@ use sharedos_grading::record::turn::ExecutedTurn;
 use sharedos_grading::vocab::CellKey;
 use sharedos_model::execution::{ExecutionRequest, ExecutionResult};
 use sharedos_port::signal::{AbortReason, AbortSignal};
-use sharedos_process::breach::{Breach, BreachPhase};
+use sharedos_process::breach::{Breach, BreachPhase, RuntimeProtocol};
 use sharedos_process::runtime::{ProcessRuntime, ScriptFor};
 use sharedos_process::violation::quote;
 use sharedos_world::options::WorldOptions;
@@ -220,6 +220,7 @@ impl Seated {
                     phase: BreachPhase::AfterReport,
                     received: Some(quote(value.to_string().as_bytes())),
                     stderr_tail: None,
+                    protocol: Some(RuntimeProtocol::CURRENT),
                 })
             })
         })

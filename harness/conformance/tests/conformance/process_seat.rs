@@ -1,5 +1,5 @@
 //! The committed process seats: the Python and the Node.js reference
-//! runtimes, seated over `sharedos-runtime/1`, grade every row exactly as
+//! runtimes, seated over `sharedos-runtime/2`, grade every row exactly as
 //! the embedded adversary does (`harness/process/PROTOCOL.md`, "Checking a
 //! runtime").
 
@@ -249,7 +249,7 @@ fn v7_a_breach_after_the_outcome_or_the_report_fails_its_own_row_and_not_the_nex
             if cell.key.case == "forged-grant" {
                 assert_eq!(run.cell.status.as_str(), "fail", "{when}: {detail}");
                 let phase = if when == "after_outcome" { "after its outcome" } else { "after its report" };
-                let expected = format!("turn 1: the runtime broke sharedos-runtime/1 {phase} (`runtime_not_json`)");
+                let expected = format!("turn 1: the runtime broke sharedos-runtime/2 {phase} (`runtime_not_json`)");
                 assert!(detail.starts_with(&expected), "{when}: {detail}");
                 assert!(detail.contains("received `not a protocol line`"), "{when}: {detail}");
                 assert!(
@@ -287,7 +287,7 @@ fn v7_a_receipt_that_does_not_read_is_a_breach_of_its_turn() {
     let detail = run.cell.detail.unwrap_or_default();
     assert_eq!(run.cell.status.as_str(), "fail", "{detail}");
     assert!(
-        detail.starts_with("turn 1: the runtime broke sharedos-runtime/1 after its report (`runtime_bad_message`): receipt 0 of the report does not read"),
+        detail.starts_with("turn 1: the runtime broke sharedos-runtime/2 after its report (`runtime_bad_message`): receipt 0 of the report does not read"),
         "{detail}"
     );
     assert!(detail.contains(r#""confidence":"high""#), "{detail}");
@@ -329,8 +329,9 @@ fn every_line_of_a_whole_column_follows_the_protocol_schemas() {
         kinds.insert(format!("{direction} {}", message["type"].as_str().unwrap()));
     }
     // Every message of either direction occurs in the run.
-    let harness_writes = ["abort", "ack", "closed", "draining", "hello", "hostError", "time", "toolResult", "turn"];
-    let runtime_writes = ["annotate", "emit", "invokeTool", "outcome", "ready", "report", "thrown", "wait"];
+    let harness_writes =
+        ["abort", "ack", "closed", "draining", "fence", "hello", "hostError", "time", "toolResult", "turn"];
+    let runtime_writes = ["annotate", "emit", "fenced", "invokeTool", "outcome", "ready", "report", "thrown", "wait"];
     let expected: std::collections::BTreeSet<String> = harness_writes
         .iter()
         .map(|k| format!("in {k}"))

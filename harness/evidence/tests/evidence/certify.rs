@@ -142,7 +142,7 @@ fn v7_a_breach_is_kept_in_the_bundle_and_graded_again_alike() {
         .find(|l| l.case == "forged-grant" && l.column == "process:strays")
         .unwrap();
     let detail = line.cell.detail.unwrap();
-    assert!(detail.starts_with("turn 1: the runtime broke sharedos-runtime/1 after its report"), "{detail}");
+    assert!(detail.starts_with("turn 1: the runtime broke sharedos-runtime/2 after its report"), "{detail}");
     assert!(detail.contains("received `not a protocol line`"), "{detail}");
     let record = &line.grading.records[0];
     let breach = &record.system.metadata.as_ref().unwrap()["protocolBreach"];

@@ -8,7 +8,7 @@
 //! |------------------|--------------------------------|-----------------------------------------------|
 //! | `end`            | `Running`, `ClosedEarly`       | `Ended`, `Closed`                             |
 //! | `close`          | `Running`, `Ended`, `Reported` | `ClosedEarly`, `Closed`, `Reported` (closed)  |
-//! | `report`         | `Ended`, `Closed`              | `Reported`; refused from `Running`, `ClosedEarly` |
+//! | `report`         | `Closed`                       | `Reported`; refused from any other phase      |
 //! | `hear`           | any                            | the same phase, having heard something        |
 //! | `receive_ending` | any                            | the same phase, having heard the ending; refused once it has |
 //!
@@ -97,16 +97,16 @@ impl TurnPhase {
         }
     }
 
-    /// The runtime reported: `None` while `run` has not ended, when a
-    /// report is out of order.
+    /// The runtime reported: `None` (the report out of order) unless
+    /// `run` has ended and `closed` was written since, once.
     #[must_use]
     pub(crate) fn report(self) -> Option<TurnPhase> {
         let ending = self.ending_received();
         match self {
-            TurnPhase::Ended(_) => Some(TurnPhase::Reported { ending, closed: false }),
             TurnPhase::Closed(_) => Some(TurnPhase::Reported { ending, closed: true }),
-            TurnPhase::Reported { .. } => Some(self),
-            TurnPhase::Running(_) | TurnPhase::ClosedEarly(_) => None,
+            TurnPhase::Running(_) | TurnPhase::Ended(_) | TurnPhase::ClosedEarly(_) | TurnPhase::Reported { .. } => {
+                None
+            }
         }
     }
 
@@ -233,8 +233,8 @@ mod tests {
                 (old, new.is_none())
             }
             Step::Report => {
-                let old = flags.ended;
-                flags.reported |= flags.ended;
+                let old = flags.ended && flags.closed && !flags.reported;
+                flags.reported |= old;
                 let new = phase.report();
                 *phase = new.unwrap_or(*phase);
                 (old, new.is_some())
@@ -296,5 +296,16 @@ mod tests {
         let early = TurnPhase::default().hear().close();
         assert_eq!(early.report(), None);
         assert_eq!(early.end().report(), Some(TurnPhase::Reported { ending: false, closed: true }));
+    }
+
+    /// A report is in order only once `closed` was written: one read
+    /// before it, however early the harness read it, is refused.
+    #[test]
+    fn a_report_before_closed_or_a_second_report_is_refused() {
+        let ended = TurnPhase::default().hear().receive_ending().map(TurnPhase::end);
+        assert_eq!(ended.and_then(TurnPhase::report), None);
+        let reported = ended.map(TurnPhase::close).and_then(TurnPhase::report);
+        assert_eq!(reported, Some(TurnPhase::Reported { ending: true, closed: true }));
+        assert_eq!(reported.and_then(TurnPhase::report), None);
     }
 }

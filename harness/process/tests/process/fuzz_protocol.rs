@@ -12,18 +12,19 @@ const WORDS: &[&str] = &[
     "type", "turn", "id", "seen", "untilMs", "call", "tool", "arguments", "traceId", "requestedAt", "options", "step",
     "event", "kind", "data", "key", "value", "outcome", "error", "message", "receipts", "protocol", "manifest",
     "ready", "invokeTool", "emit", "annotate", "wait", "thrown", "report", "complete", "fail", "escalate",
-    "sharedos-runtime/1", "t1",
+    "fenced", "fence", "sharedos-runtime/2", "t1",
 ];
 
 const MESSAGES: &[&str] = &[
-    r#"{"type":"ready","protocol":"sharedos-runtime/1","manifest":{"id":"acme","version":"1","protocolVersion":"1"}}"#,
+    r#"{"type":"ready","protocol":"sharedos-runtime/2","manifest":{"id":"acme","version":"1","protocolVersion":"1"}}"#,
     r#"{"type":"invokeTool","turn":"t1","id":"c1","call":{"id":"c1","tool":"files.read","arguments":{"path":["Workspace","policy.md"]},"traceId":"tr","requestedAt":"2026-01-01T00:00:00.000Z"},"options":{"step":1}}"#,
     r#"{"type":"emit","turn":"t1","id":"e1","event":{"type":"progress","data":{"n":1}}}"#,
     r#"{"type":"annotate","turn":"t1","id":"a1","key":"promptHash","value":"abc"}"#,
     r#"{"type":"wait","turn":"t1","seen":3,"untilMs":250}"#,
     r#"{"type":"outcome","turn":"t1","outcome":{"type":"complete","output":{"done":true}}}"#,
     r#"{"type":"thrown","turn":"t1","error":{"message":"boom"}}"#,
-    r#"{"type":"report","turn":"t1","receipts":[{"attemptId":"a","attempted":true}]}"#,
+    r#"{"type":"report","turn":"t1","seen":7,"receipts":[{"attemptId":"a","attempted":true}]}"#,
+    r#"{"type":"fenced","turn":"t1","fence":1}"#,
 ];
 
 proptest! {
@@ -39,5 +40,5 @@ fn every_base_message_reads() {
     for message in MESSAGES {
         assert!(parse_line(message.as_bytes()).is_ok(), "{message}");
     }
-    assert_eq!(MESSAGES.len(), 8);
+    assert_eq!(MESSAGES.len(), 9);
 }

@@ -25,7 +25,7 @@ fn the_runtime_message_schema_lists_every_type_a_runtime_may_write() {
 
 #[test]
 fn the_harness_message_schema_lists_every_type_the_harness_writes() {
-    let expected = ["hello", "turn", "toolResult", "ack", "hostError", "draining", "abort", "time", "closed"];
+    let expected = ["hello", "turn", "toolResult", "ack", "hostError", "draining", "abort", "time", "closed", "fence"];
     assert_eq!(types(&schema("harness-message.schema.json")), expected);
 }
 

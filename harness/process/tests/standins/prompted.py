@@ -38,6 +38,8 @@ def answer(turn_id, request_id):
 
 
 def turn(message):
+    global SEEN
+    SEEN = 1  # seen counts from the turn message
     t, context = message["turn"], message["request"]["context"]
     payload = message["request"]["message"]["payload"]
     lines = payload.get("text", "").splitlines() if isinstance(payload, dict) else []
@@ -69,6 +71,8 @@ def main():
         message = read()
         if message["type"] == "turn":
             turn(message)
+        elif message["type"] == "fence":
+            send({"type": "fenced", "turn": message["turn"], "fence": message["fence"]})
 
 
 main()

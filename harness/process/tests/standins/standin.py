@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A stand-in runtime for the process seat's tests: one mode per way a
-runtime can behave, or misbehave, under sharedos-runtime/1.
+runtime can behave, or misbehave, under sharedos-runtime/2.
 
     standin.py MODE [FILE]
 
@@ -56,6 +56,13 @@ def complete(turn_id, output):
 
 def main():
     hello = read()
+    if MODE == "exits_on_hello":
+        sys.stderr.write("no hello for me\n")
+        sys.exit(4)
+    if MODE == "previous_version":
+        send({"type": "ready", "protocol": "sharedos-runtime/1", "manifest": manifest()})
+        time.sleep(5)
+        return
     if MODE == "never_ready":
         time.sleep(30)
         return
@@ -77,26 +84,59 @@ def main():
             wait(message["turn"])
         elif message["type"] == "closed" and MODE in AFTER_CLOSED:
             AFTER_CLOSED[MODE](message["turn"])
+        elif MODE == "emits_after_outcome":
+            READ.append(message["type"])
+            if message["type"] == "fence":
+                send({"type": "fenced", "turn": message["turn"], "fence": message["fence"]})
+        elif message["type"] == "fence" and MODE != "never_fences":
+            echoed = message["fence"] + (1 if MODE == "fences_wrong" else 0)
+            send({"type": "fenced", "turn": message["turn"], "fence": echoed})
+            FENCES.append(echoed)
+            if MODE == "exits_after_fence":
+                sys.exit(0)
 
 
 def report_line(turn_id):
-    return json.dumps({"type": "report", "turn": turn_id, "receipts": []}) + "\n"
+    return json.dumps({"type": "report", "turn": turn_id, "seen": SEEN, "receipts": []}) + "\n"
+
+
+def later(turn_id, text):
+    """The report, then after 300 ms, in a write of its own, `text`."""
+    raw(report_line(turn_id))
+    time.sleep(0.3)
+    raw(text)
 
 
 # Scripted modes: what each writes once the turn is closed. Two lines go
 # out in one write, so the harness reads them together.
 AFTER_CLOSED = {
     "reports": lambda t: raw(report_line(t)),
+    "never_fences": lambda t: raw(report_line(t)),
+    "fences_wrong": lambda t: raw(report_line(t)),
+    # A line after the report in a write of its own, 300 ms later.
+    "stray_later": lambda t: later(t, "one line too many\n"),
+    # The report twice, the second in a write of its own, 300 ms later.
+    "report_twice": lambda t: later(t, report_line(t)),
+    # The normal report, after one already sent before `closed`.
+    "report_before_closed": lambda t: raw(report_line(t)),
+    "report_before_closed_later": lambda t: raw(report_line(t)),
     "second_outcome": lambda t: raw(report_line(t)),
     "stray_after_outcome": lambda t: raw(report_line(t)),
     "stray_after_report": lambda t: (sys.stderr.write("about to say too much\n"), sys.stderr.flush(),
                                      raw(report_line(t) + "one line too many\n")),
-    # Reports, then exits between turns.
+    # Reports, then exits before the fence.
     "exits_after_report": lambda t: (raw(report_line(t)), sys.exit(0)),
+    # Reports, echoes the fence, then exits between turns.
+    "exits_after_fence": lambda t: raw(report_line(t)),
+    "counts_fences": lambda t: raw(report_line(t)),
+    # A report that says it read more lines than the harness wrote.
+    "report_seen_ahead": lambda t: send({"type": "report", "turn": t, "seen": SEEN + 5, "receipts": []}),
     # Noisy on stderr every turn; strays after its second report only.
     "noisy_strays": lambda t: raw(report_line(t) + ("one line too many\n" if TURNS == 2 else "")),
 }
 TURNS = 0
+FENCES = []
+READ = []  # what the runtime read between its turns (emits_after_outcome)
 
 
 def manifest():
@@ -122,6 +162,7 @@ def double_fork(pid_file):
 
 def turn(message):
     global SEEN
+    SEEN = 1  # seen counts from the turn message
     t = message["turn"]
     if MODE == "environment":
         complete(t, {"variables": sorted(os.environ)})
@@ -131,8 +172,28 @@ def turn(message):
         complete(t, {"child": child.pid})
     elif MODE == "affinity":
         complete(t, {"cpus": sorted(os.sched_getaffinity(0))})
-    elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report"):
+    elif MODE == "counts_fences":
+        complete(t, {"fences": len(FENCES)})
+    elif MODE == "emits_after_outcome":
+        # What it read since its last turn, then an emit 300 ms after its
+        # outcome, which the harness reads after it fenced the turn.
+        complete(t, {"read": list(READ)})
+        READ.clear()
+        time.sleep(0.3)
+        send({"type": "emit", "turn": t, "id": "late", "event": {"type": "x"}})
+    elif MODE in ("complete", "never_reports", "reports", "stray_after_report", "exits_after_report",
+                  "exits_after_fence", "report_seen_ahead",
+                  "never_fences", "fences_wrong", "stray_later", "report_twice"):
         complete(t, {"done": True})
+    elif MODE == "report_before_closed":
+        # A report in the very write of the outcome: read before `closed`.
+        raw(json.dumps({"type": "outcome", "turn": t, "outcome": {"type": "complete", "output": None}}) + "\n"
+            + report_line(t))
+    elif MODE == "report_before_closed_later":
+        # The same report 300 ms later: read after `closed` was written.
+        complete(t, {"done": True})
+        time.sleep(0.3)
+        raw(report_line(t))
     elif MODE == "noisy_strays":
         global TURNS
         TURNS += 1
@@ -197,7 +258,7 @@ def turn(message):
         read()
         send({"type": "emit", "turn": t, "id": "e1", "event": {"type": "x"}})
     elif MODE == "long_id":
-        send({"type": "emit", "turn": t, "id": "e" * 129, "event": {"type": "x"}})
+        send({"type": "emit", "turn": t, "id": "e" * 200, "event": {"type": "x"}})
     elif MODE == "wrong_turn":
         send({"type": "wait", "turn": "another-turn", "seen": SEEN})
     elif MODE == "exit_mid_turn":
@@ -228,7 +289,7 @@ def turn(message):
     elif MODE == "line_too_long":
         raw("x" * 5000 + "\n")
     elif MODE == "report_early":
-        send({"type": "report", "turn": t, "receipts": []})
+        send({"type": "report", "turn": t, "seen": SEEN, "receipts": []})
 
 
 main()

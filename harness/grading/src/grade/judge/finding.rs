@@ -58,9 +58,9 @@ pub enum Finding {
         /// What was seen, in words.
         evidence: String,
     },
-    /// A runtime seated from outside broke `sharedos-runtime/1` in one of
-    /// the cell's turns (`fail`, rules version 7): nothing else it showed
-    /// counts.
+    /// A runtime seated from outside broke its protocol
+    /// (`sharedos-runtime/2`) in one of the cell's turns (`fail`, rules
+    /// version 7): nothing else it showed counts.
     BrokeProtocol {
         /// The 1-based turn whose record carries the breach.
         turn: u32,
@@ -187,11 +187,12 @@ impl Finding {
 /// characters; the record keeps more.
 const DETAIL_STDERR_CHARS: usize = 400;
 
-/// "turn 1: the runtime broke sharedos-runtime/1 after its outcome
+/// "turn 1: the runtime broke sharedos-runtime/2 after its outcome
 /// (`runtime_after_outcome`): ...; received `...`; its stderr ended with `...`".
 fn broke_protocol(turn: u32, breach: &Breach) -> String {
     let mut text = format!(
-        "turn {turn}: the runtime broke sharedos-runtime/1 {} (`{}`): {}",
+        "turn {turn}: the runtime broke {} {} (`{}`): {}",
+        breach.protocol().name(),
         breach.phase.words(),
         breach.code,
         breach.message
@@ -265,4 +266,33 @@ fn one_of<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 fn ticked<'a>(items: impl Iterator<Item = &'a str>) -> String {
     items.map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Finding;
+    use sharedos_conformance_metadata::breach::{Breach, BreachPhase, RuntimeProtocol};
+
+    /// A record from before breaches named their protocol reads as
+    /// `sharedos-runtime/1`, as it did when it was graded, so its bundle
+    /// still verifies; a breach names its own protocol.
+    #[test]
+    fn a_breach_is_quoted_as_breaking_the_protocol_its_record_names() {
+        let mut breach = Breach::new(
+            RuntimeProtocol::V2,
+            "runtime_exited",
+            "the runtime exited or closed its output mid-turn".into(),
+            BreachPhase::Turn,
+            None,
+            "giving up",
+        );
+        let detail = |breach: &Breach| Finding::BrokeProtocol { turn: 1, breach: breach.clone() }.detail();
+        assert_eq!(
+            detail(&breach),
+            "turn 1: the runtime broke sharedos-runtime/2 during the turn (`runtime_exited`): the runtime exited or \
+             closed its output mid-turn; its stderr ended with `giving up`"
+        );
+        breach.protocol = None;
+        assert!(detail(&breach).starts_with("turn 1: the runtime broke sharedos-runtime/1 during the turn"));
+    }
 }

@@ -1,8 +1,9 @@
-//! Rules version 7: a runtime seated from outside that broke
-//! `sharedos-runtime/1` fails its cell. The breach is read from the record
-//! of the turn that committed it (`system.metadata.protocolBreach`), so a
-//! bundle's verifier grades it as the run did; a breach after the outcome
-//! or the report counts as much as one that ended the turn.
+//! Rules version 7: a runtime seated from outside that broke its protocol
+//! (`sharedos-runtime/2`; `/1` in records from before the breach named
+//! it) fails its cell. The breach is read from the record of the turn
+//! that committed it (`system.metadata.protocolBreach`), so a bundle's
+//! verifier grades it as the run did; a breach after the outcome or the
+//! report counts as much as one that ended the turn.
 
 use super::Finding;
 use sharedos_conformance_metadata::breach::{Breach, BREACH_KEY};
@@ -19,6 +20,7 @@ pub fn first_breach(earlier: &[ExecutionRecord], last: &ExecutionRecord) -> Opti
             phase: sharedos_conformance_metadata::breach::BreachPhase::Turn,
             received: None,
             stderr_tail: None,
+            protocol: None,
         });
         Some(Finding::BrokeProtocol { turn, breach })
     })
