@@ -276,6 +276,8 @@ pub struct Session {
     busy: Arc<Mutex<Option<Busy>>>,
     started: Arc<tokio::sync::Notify>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// The stderr pipe's read end again, to count what it holds unread.
+    stderr_pipe: Option<OwnedFd>,
     /// Told when the stderr reader has seen the end of stderr.
     stderr_done: Mutex<mpsc::Receiver<()>>,
     limits: SessionLimits,
@@ -353,6 +355,7 @@ impl Session {
         };
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
         let (stderr_ended, stderr_done) = mpsc::channel();
+        let stderr_pipe = child.stderr.as_ref().and_then(|pipe| pipe.as_fd().try_clone_to_owned().ok());
         if let Some(pipe) = child.stderr.take() {
             let (tail, cap) = (Arc::clone(&stderr), launch.limits.stderr_tail_bytes);
             std::thread::spawn(move || {
@@ -368,6 +371,7 @@ impl Session {
             started,
             stderr,
             stderr_done: Mutex::new(stderr_done),
+            stderr_pipe,
             limits: launch.limits.clone(),
             clock: launch.clock,
             command: launch.command.clone(),
@@ -608,10 +612,15 @@ impl Session {
     }
 
     /// How many bytes the runtime has written on stderr so far: a mark
-    /// that [`Session::stderr_since`] quotes from.
+    /// that [`Session::stderr_since`] quotes from. What is still in the
+    /// pipe, unread by the stderr reader, was written before the mark
+    /// too, and counts: a runtime that wrote to stderr before it ended
+    /// its last turn has that turn's lines quoted, never the next one's.
     #[must_use]
     pub fn stderr_mark(&self) -> u64 {
-        lock(&self.stderr).total
+        let tail = lock(&self.stderr);
+        let unread = self.stderr_pipe.as_ref().and_then(|pipe| rustix::io::ioctl_fionread(pipe).ok()).unwrap_or(0);
+        tail.total + unread
     }
 
     /// The last bytes the runtime wrote on stderr after `mark`, so that
@@ -669,14 +678,25 @@ struct StderrTail {
     total: u64,
 }
 
-/// Keeps the last `cap` bytes of stderr.
-fn keep_tail(mut stderr: impl Read, cap: usize, tail: &Mutex<StderrTail>) {
+/// Keeps the last `cap` bytes of stderr. Each read is made holding the
+/// tail's lock, once `poll` says bytes wait: a byte is then either still in
+/// the pipe or counted, never in between, which [`Session::stderr_mark`]
+/// relies on.
+fn keep_tail(mut stderr: std::process::ChildStderr, cap: usize, tail: &Mutex<StderrTail>) {
+    use rustix::event::{poll, PollFd, PollFlags};
     let mut buf = [0u8; 4096];
-    while let Ok(n) = stderr.read(&mut buf) {
-        if n == 0 {
-            break;
+    loop {
+        let mut fds = [PollFd::new(&stderr, PollFlags::IN)];
+        match poll(&mut fds, None) {
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => break,
         }
         let mut tail = lock(tail);
+        let n = match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
         tail.bytes.extend(&buf[..n]);
         tail.total += n as u64;
         let over = tail.bytes.len().saturating_sub(cap);
