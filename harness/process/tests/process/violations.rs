@@ -1,7 +1,7 @@
 //! Every protocol violation of `PROTOCOL.md` ends its turn failed with its
 //! own code, and the next turn gets a fresh process.
 
-use crate::support::{code, fallback, run_scripted_turn, run_turn, standin};
+use crate::support::{code, each_in_parallel, fallback, run_scripted_turn, run_turn, standin};
 use sharedos_model::execution::ExecutionStatus;
 use sharedos_process::breach::BreachPhase;
 use sharedos_process::seat::ProcessSeat;
@@ -38,10 +38,11 @@ fn each_violation_ends_the_turn_with_its_own_code() {
         ("line_too_long", "runtime_line_too_long"),
         ("report_early", "runtime_out_of_order"),
     ];
-    for (mode, expected) in cases {
+    let checked = each_in_parallel(cases.to_vec(), |(mode, expected)| {
         let (code, message) = violation(mode);
         assert_eq!(code, expected, "{mode}: {message}");
-    }
+    });
+    assert_eq!(checked.len(), 17);
 }
 
 #[test]
@@ -250,7 +251,7 @@ fn a_late_line_is_blamed_on_the_turn_that_wrote_it_with_the_same_words_every_run
         ("report_before_closed", "runtime_out_of_order", BreachPhase::AfterOutcome, before_closed),
         ("report_before_closed_later", "runtime_out_of_order", BreachPhase::AfterOutcome, before_closed),
     ];
-    for (mode, code, phase, words) in cases {
+    let checked = each_in_parallel(cases.to_vec(), |(mode, code, phase, words)| {
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..3 {
             let seat = Rc::new(ProcessSeat::new(standin(mode), fallback()));
@@ -264,7 +265,8 @@ fn a_late_line_is_blamed_on_the_turn_that_wrote_it_with_the_same_words_every_run
             assert!(seat.session().is_none(), "{mode}: the process is replaced");
         }
         assert_eq!(seen.len(), 1, "{mode}: one breach, word for word, on every run: {seen:?}");
-    }
+    });
+    assert_eq!(checked.len(), 5);
 }
 
 /// A fence not echoed is a breach of the turn it fenced, after its
