@@ -164,8 +164,9 @@ fn unknown_tests(tests: &str, functions: &BTreeMap<String, BTreeSet<String>>) ->
                 return !Path::new(ROOT).join(test).is_file();
             }
             let Some((module, name)) = test.rsplit_once("::") else { return true };
-            // A unit test in a file's `mod tests` may name the file alone.
-            let module = module.strip_suffix("::tests").unwrap_or(module);
+            // A unit test in a file's `mod tests`, or a heavy stage's test in
+            // its `mod heavy`, is named by its file's module and that one.
+            let module = module.strip_suffix("::tests").or_else(|| module.strip_suffix("::heavy")).unwrap_or(module);
             !functions.get(module).is_some_and(|names| names.contains(name))
         })
         .map(|test| format!("no test `{test}`"))

@@ -237,9 +237,9 @@ impl Progress for Shown {
 #[cfg(test)]
 mod tests {
     use super::{outcome_of, running_name, slow_note};
+    use sharedos_conformance_metadata::repeats::Outcome;
     use sharedos_grading::vocab::progress::RunStart;
     use sharedos_grading::vocab::CellKey;
-    use sharedos_conformance_metadata::repeats::Outcome;
     use sharedos_grading::vocab::CellStatus::{Fail, Pass};
     use std::time::Duration;
 

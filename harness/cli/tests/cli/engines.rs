@@ -129,56 +129,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn the_github_actions_example_merges_its_matrix_into_the_unsharded_bundle() {
-    let scratch = tempfile::tempdir().unwrap();
-    let docs = load("docs/examples/github-actions/certify-sharded.yml");
-    let workflow = &docs[0];
-    let env = env_of(&workflow["env"]);
-    let shards: Vec<String> =
-        workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"].as_vec().unwrap().iter().map(text).collect();
-    assert_eq!(shards.len().to_string(), env["SHARDS"], "the matrix and SHARDS disagree");
-    // Every matrix job at once, each on its own runner (its own checkout).
-    let artifacts = scratch.path().join("artifacts");
-    let steps = workflow["jobs"]["shard"]["steps"].as_vec().unwrap().clone();
-    std::thread::scope(|scope| {
-        let jobs: Vec<_> = shards
-            .iter()
-            .map(|shard| {
-                let (steps, env, artifacts) = (&steps, &env, &artifacts);
-                let dir = checkout(&scratch.path().join(format!("runner-{shard}")));
-                scope.spawn(move || {
-                    for (name, path) in run_steps(steps, &dir, env, Some(shard)) {
-                        copy_dir(&dir.join(path), &artifacts.join(name));
-                    }
-                })
-            })
-            .collect();
-        for job in jobs {
-            job.join().unwrap();
-        }
-    });
-    // The merge job downloads every artifact matching its pattern into
-    // `path/<artifact name>/`, as download-artifact does without
-    // `merge-multiple`.
-    let merge = &workflow["jobs"]["merge"];
-    let steps = merge["steps"].as_vec().unwrap();
-    assert_eq!(text(&merge["needs"]), "shard");
-    let dir = checkout(&scratch.path().join("runner-merge"));
-    let download =
-        steps.iter().find(|s| s["uses"].as_str().unwrap_or_default().starts_with("actions/download-artifact"));
-    let with = &download.unwrap()["with"];
-    let prefix = text(&with["pattern"]).strip_suffix('*').unwrap().to_string();
-    for entry in std::fs::read_dir(&artifacts).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.starts_with(&prefix) {
-            copy_dir(&artifacts.join(&name), &dir.join(text(&with["path"])).join(&name));
-        }
-    }
-    let _ = run_steps(steps, &dir, &env, None);
-    assert_is_the_unsharded_bundle(&dir.join("bundle"), &unsharded(scratch.path(), &env["COLUMN"]));
-}
-
 /// A Job's one container: its command line and environment, with the
 /// volume's mount path moved to `volume`.
 fn container_command(job: &Yaml, volume: &Path) -> (Vec<String>, BTreeMap<String, String>) {
@@ -210,22 +160,80 @@ fn start_pod(job: &Yaml, volume: &Path, workdir: &Path, index: Option<u32>) -> C
     command.spawn().unwrap()
 }
 
-#[test]
-fn the_kubernetes_indexed_job_example_merges_its_pods_into_the_unsharded_bundle() {
-    let scratch = tempfile::tempdir().unwrap();
-    let shards = &load("docs/examples/kubernetes/certify-indexed-job.yaml")[0];
-    let merge = &load("docs/examples/kubernetes/merge-job.yaml")[0];
-    let spec = &shards["spec"];
-    assert_eq!(text(&spec["completionMode"]), "Indexed");
-    let completions = u32::try_from(spec["completions"].as_i64().unwrap()).unwrap();
-    let (_, env) = container_command(shards, scratch.path());
-    assert_eq!(completions.to_string(), env["SHARDS"], "completions and SHARDS disagree");
-    let volume = scratch.path().join("volume");
-    std::fs::create_dir_all(&volume).unwrap();
-    let workdir = checkout(&scratch.path().join("image"));
-    // Every index's pod at once, as `parallelism` allows.
-    let pods = (0..completions).map(|i| (format!("pod {i}"), start_pod(shards, &volume, &workdir, Some(i)))).collect();
-    wait_all(pods);
-    wait_all(vec![("the merge Job".to_string(), start_pod(merge, &volume, &workdir, None))]);
-    assert_is_the_unsharded_bundle(&volume.join("bundle"), &unsharded(scratch.path(), &env["COLUMN"]));
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn the_github_actions_example_merges_its_matrix_into_the_unsharded_bundle() {
+        let scratch = tempfile::tempdir().unwrap();
+        let docs = load("docs/examples/github-actions/certify-sharded.yml");
+        let workflow = &docs[0];
+        let env = env_of(&workflow["env"]);
+        let shards: Vec<String> =
+            workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"].as_vec().unwrap().iter().map(text).collect();
+        assert_eq!(shards.len().to_string(), env["SHARDS"], "the matrix and SHARDS disagree");
+        // Every matrix job at once, each on its own runner (its own checkout).
+        let artifacts = scratch.path().join("artifacts");
+        let steps = workflow["jobs"]["shard"]["steps"].as_vec().unwrap().clone();
+        std::thread::scope(|scope| {
+            let jobs: Vec<_> = shards
+                .iter()
+                .map(|shard| {
+                    let (steps, env, artifacts) = (&steps, &env, &artifacts);
+                    let dir = checkout(&scratch.path().join(format!("runner-{shard}")));
+                    scope.spawn(move || {
+                        for (name, path) in run_steps(steps, &dir, env, Some(shard)) {
+                            copy_dir(&dir.join(path), &artifacts.join(name));
+                        }
+                    })
+                })
+                .collect();
+            for job in jobs {
+                job.join().unwrap();
+            }
+        });
+        // The merge job downloads every artifact matching its pattern into
+        // `path/<artifact name>/`, as download-artifact does without
+        // `merge-multiple`.
+        let merge = &workflow["jobs"]["merge"];
+        let steps = merge["steps"].as_vec().unwrap();
+        assert_eq!(text(&merge["needs"]), "shard");
+        let dir = checkout(&scratch.path().join("runner-merge"));
+        let download =
+            steps.iter().find(|s| s["uses"].as_str().unwrap_or_default().starts_with("actions/download-artifact"));
+        let with = &download.unwrap()["with"];
+        let prefix = text(&with["pattern"]).strip_suffix('*').unwrap().to_string();
+        for entry in std::fs::read_dir(&artifacts).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if name.starts_with(&prefix) {
+                copy_dir(&artifacts.join(&name), &dir.join(text(&with["path"])).join(&name));
+            }
+        }
+        let _ = run_steps(steps, &dir, &env, None);
+        assert_is_the_unsharded_bundle(&dir.join("bundle"), &unsharded(scratch.path(), &env["COLUMN"]));
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn the_kubernetes_indexed_job_example_merges_its_pods_into_the_unsharded_bundle() {
+        let scratch = tempfile::tempdir().unwrap();
+        let shards = &load("docs/examples/kubernetes/certify-indexed-job.yaml")[0];
+        let merge = &load("docs/examples/kubernetes/merge-job.yaml")[0];
+        let spec = &shards["spec"];
+        assert_eq!(text(&spec["completionMode"]), "Indexed");
+        let completions = u32::try_from(spec["completions"].as_i64().unwrap()).unwrap();
+        let (_, env) = container_command(shards, scratch.path());
+        assert_eq!(completions.to_string(), env["SHARDS"], "completions and SHARDS disagree");
+        let volume = scratch.path().join("volume");
+        std::fs::create_dir_all(&volume).unwrap();
+        let workdir = checkout(&scratch.path().join("image"));
+        // Every index's pod at once, as `parallelism` allows.
+        let pods =
+            (0..completions).map(|i| (format!("pod {i}"), start_pod(shards, &volume, &workdir, Some(i)))).collect();
+        wait_all(pods);
+        wait_all(vec![("the merge Job".to_string(), start_pod(merge, &volume, &workdir, None))]);
+        assert_is_the_unsharded_bundle(&volume.join("bundle"), &unsharded(scratch.path(), &env["COLUMN"]));
+    }
 }

@@ -74,54 +74,6 @@ fn run_in(root: &Path, command: &str) -> (i32, String) {
     (output.status.code().unwrap(), String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-#[test]
-fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
-    let dir = repository_copy(&["cases", "adversaries", "golden", "reports", "harness/seats"]);
-    let run = |command: &str| run_in(dir.path(), command);
-    assert_eq!(run("check").0, 0);
-    let orphan = dir.path().join("golden/forged-grant/gone.adversary-embedded.json");
-    let mut ended = std::process::Command::new("true").spawn().unwrap();
-    let ended_writer = ended.id();
-    ended.wait().unwrap();
-    let leftover = dir.path().join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{ended_writer}"));
-    // A write under way in a process that still runs: this test's own.
-    let writing =
-        dir.path().join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{}", std::process::id()));
-    let foreign = dir.path().join("golden/forged-grant/baseline.process.someone-else.json");
-    for path in [&orphan, &leftover, &writing, &foreign] {
-        std::fs::write(path, "{}").unwrap();
-    }
-    let (code, said) = run("check");
-    assert_eq!(code, 1, "{said}");
-    assert!(said.contains("gone.adversary-embedded.json: no cell of the suite writes this golden file"), "{said}");
-    assert!(said.contains(&format!(".tmp-{ended_writer}: a temporary file an interrupted write left")), "{said}");
-    assert!(!said.contains(&format!(".tmp-{}", std::process::id())), "a running write is not a leftover: {said}");
-    assert!(!said.contains("someone-else"), "another seat's golden file is not ours: {said}");
-    let (code, said) = run("bless");
-    assert_eq!(code, 0, "{said}");
-    assert!(!orphan.exists() && !leftover.exists() && foreign.exists());
-    assert!(writing.exists(), "bless removed another process's write under way");
-    std::fs::remove_file(&writing).unwrap();
-    assert_eq!(run("check").0, 0);
-}
-
-#[test]
-fn a_fifo_in_place_of_a_report_is_stale_for_check_and_replaced_by_run() {
-    let dir = repository_copy(&["cases", "adversaries", "golden", "harness/seats"]);
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::fs::create_dir_all(dir.path().join("reports")).unwrap();
-    std::fs::copy(repo.join("reports/conformance.md"), dir.path().join("reports/conformance.md")).unwrap();
-    let report = dir.path().join("reports/conformance.json");
-    assert!(Command::new("mkfifo").arg(&report).status().unwrap().success());
-    let run = |command: &str| run_in(dir.path(), command);
-    let (code, said) = run("check");
-    assert_eq!(code, 1, "{said}");
-    assert!(said.contains("reports/conformance.json is stale"), "{said}");
-    assert_eq!(run("run").0, 0);
-    assert!(std::fs::symlink_metadata(&report).unwrap().is_file());
-    assert_eq!(std::fs::read(&report).unwrap(), std::fs::read(repo.join("reports/conformance.json")).unwrap());
-}
-
 /// Issue 29, exit codes: a family or case the suite does not know is a
 /// usage error (2), as an unknown column is; known names that select no
 /// cell exit 4.
@@ -168,5 +120,62 @@ fn terminal_controls_in_untrusted_text_are_printed_escaped() {
             let read: serde_json::Value = serde_json::from_str(&shown).unwrap();
             assert!(read.to_string().contains("forged\\u001b[2K\\rComparable"), "the JSON still says what is there");
         }
+    }
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn stray_golden_files_are_reported_by_check_and_removed_by_bless() {
+        let dir = repository_copy(&["cases", "adversaries", "golden", "reports", "harness/seats"]);
+        let run = |command: &str| run_in(dir.path(), command);
+        assert_eq!(run("check").0, 0);
+        let orphan = dir.path().join("golden/forged-grant/gone.adversary-embedded.json");
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        let ended_writer = ended.id();
+        ended.wait().unwrap();
+        let leftover =
+            dir.path().join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{ended_writer}"));
+        // A write under way in a process that still runs: this test's own.
+        let writing = dir
+            .path()
+            .join(format!("golden/forged-grant/.baseline.adversary-embedded.json.tmp-{}", std::process::id()));
+        let foreign = dir.path().join("golden/forged-grant/baseline.process.someone-else.json");
+        for path in [&orphan, &leftover, &writing, &foreign] {
+            std::fs::write(path, "{}").unwrap();
+        }
+        let (code, said) = run("check");
+        assert_eq!(code, 1, "{said}");
+        assert!(said.contains("gone.adversary-embedded.json: no cell of the suite writes this golden file"), "{said}");
+        assert!(said.contains(&format!(".tmp-{ended_writer}: a temporary file an interrupted write left")), "{said}");
+        assert!(!said.contains(&format!(".tmp-{}", std::process::id())), "a running write is not a leftover: {said}");
+        assert!(!said.contains("someone-else"), "another seat's golden file is not ours: {said}");
+        let (code, said) = run("bless");
+        assert_eq!(code, 0, "{said}");
+        assert!(!orphan.exists() && !leftover.exists() && foreign.exists());
+        assert!(writing.exists(), "bless removed another process's write under way");
+        std::fs::remove_file(&writing).unwrap();
+        assert_eq!(run("check").0, 0);
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn a_fifo_in_place_of_a_report_is_stale_for_check_and_replaced_by_run() {
+        let dir = repository_copy(&["cases", "adversaries", "golden", "harness/seats"]);
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::create_dir_all(dir.path().join("reports")).unwrap();
+        std::fs::copy(repo.join("reports/conformance.md"), dir.path().join("reports/conformance.md")).unwrap();
+        let report = dir.path().join("reports/conformance.json");
+        assert!(Command::new("mkfifo").arg(&report).status().unwrap().success());
+        let run = |command: &str| run_in(dir.path(), command);
+        let (code, said) = run("check");
+        assert_eq!(code, 1, "{said}");
+        assert!(said.contains("reports/conformance.json is stale"), "{said}");
+        assert_eq!(run("run").0, 0);
+        assert!(std::fs::symlink_metadata(&report).unwrap().is_file());
+        assert_eq!(std::fs::read(&report).unwrap(), std::fs::read(repo.join("reports/conformance.json")).unwrap());
     }
 }

@@ -209,47 +209,53 @@ fn double_forking_seat(dir: &Path, mode: &str, pid_file: &Path) -> PathBuf {
     seat_file
 }
 
-#[test]
-fn nothing_a_runtime_started_outlives_a_run_that_ends_or_is_interrupted_with_cgroups_or_without() {
-    let mut checked = 0;
-    for cgroups in ["on", "off"] {
-        for interrupted in [false, true] {
-            let temporary = tempfile::tempdir().unwrap();
-            let seats = tempfile::tempdir().unwrap();
-            let pid_file = seats.path().join("grandchild");
-            let marker = pid_file.display().to_string();
-            let _sweep = Sweep(marker.clone());
-            let mode = if interrupted { "double_forks_and_hangs" } else { "double_forks" };
-            let seat_file = double_forking_seat(seats.path(), mode, &pid_file);
-            let mut command = binary(temporary.path());
-            command.args(["run", "--seat"]).arg(&seat_file).args(["--column", "process:orphans"]);
-            command.args(["--case", "bounded-grant"]).stdout(std::process::Stdio::null());
-            if cgroups == "off" {
-                command.env("SHAREDOS_CGROUPS", "off");
-            }
-            let mut child = command.spawn().unwrap();
-            let case = format!("cgroups {cgroups}, {}", if interrupted { "SIGINT" } else { "a normal end" });
-            wait_until("the grandchild's start", || pid_file.is_file());
-            let grandchild: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-            assert!(alive(grandchild), "{case}: the grandchild runs");
-            if interrupted {
-                assert_eq!(interrupt(child, "INT"), Some(130), "{case}");
-            } else {
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn nothing_a_runtime_started_outlives_a_run_that_ends_or_is_interrupted_with_cgroups_or_without() {
+        let mut checked = 0;
+        for cgroups in ["on", "off"] {
+            for interrupted in [false, true] {
+                let temporary = tempfile::tempdir().unwrap();
+                let seats = tempfile::tempdir().unwrap();
+                let pid_file = seats.path().join("grandchild");
+                let marker = pid_file.display().to_string();
+                let _sweep = Sweep(marker.clone());
+                let mode = if interrupted { "double_forks_and_hangs" } else { "double_forks" };
+                let seat_file = double_forking_seat(seats.path(), mode, &pid_file);
+                let mut command = binary(temporary.path());
+                command.args(["run", "--seat"]).arg(&seat_file).args(["--column", "process:orphans"]);
+                command.args(["--case", "bounded-grant"]).stdout(std::process::Stdio::null());
+                if cgroups == "off" {
+                    command.env("SHAREDOS_CGROUPS", "off");
+                }
+                let mut child = command.spawn().unwrap();
+                let case = format!("cgroups {cgroups}, {}", if interrupted { "SIGINT" } else { "a normal end" });
+                wait_until("the grandchild's start", || pid_file.is_file());
+                let grandchild: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+                assert!(alive(grandchild), "{case}: the grandchild runs");
+                if interrupted {
+                    assert_eq!(interrupt(child, "INT"), Some(130), "{case}");
+                } else {
+                    let start = Instant::now();
+                    while child.try_wait().unwrap().is_none() {
+                        assert!(start.elapsed() < Duration::from_secs(120), "{case}: the run never ended");
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                }
+                // The harness has exited: what it killed may still be on its way out.
                 let start = Instant::now();
-                while child.try_wait().unwrap().is_none() {
-                    assert!(start.elapsed() < Duration::from_secs(120), "{case}: the run never ended");
+                while !holding(&marker).is_empty() && start.elapsed() < Duration::from_secs(10) {
                     std::thread::sleep(Duration::from_millis(20));
                 }
+                assert_eq!(holding(&marker), Vec::<u32>::new(), "{case}: a process of the runtime's outlived the run");
+                assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "{case}: temporary files were left");
+                checked += 1;
             }
-            // The harness has exited: what it killed may still be on its way out.
-            let start = Instant::now();
-            while !holding(&marker).is_empty() && start.elapsed() < Duration::from_secs(10) {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            assert_eq!(holding(&marker), Vec::<u32>::new(), "{case}: a process of the runtime's outlived the run");
-            assert_eq!(entries(temporary.path()), Vec::<PathBuf>::new(), "{case}: temporary files were left");
-            checked += 1;
         }
+        assert_eq!(checked, 4);
     }
-    assert_eq!(checked, 4);
 }

@@ -85,64 +85,6 @@ fn each_misbehaviour(names: &[&'static str], check: fn(&str, &str)) {
     });
 }
 
-#[test]
-fn each_misbehaviour_after_the_ending_is_blamed_on_its_own_row_in_20_runs_byte_identical_across_jobs() {
-    each_misbehaviour(&LATE.map(|m| m.name), |name, seat| {
-        let expected = LATE.iter().find(|m| m.name == name).unwrap().breach;
-        let mut first: Option<String> = None;
-        for run_number in 0..RUNS {
-            let jobs = JOBS[run_number % JOBS.len()];
-            let mut args = vec!["run", "--seat", seat, "--column", "process:misbehaving", "--format", "jsonl"];
-            args.extend(["--jobs", jobs]);
-            args.extend(CASES.iter().flat_map(|case| ["--case", case]));
-            let (code, said, told) = run(&args);
-            assert_eq!(code, 1, "{name}, run {run_number}: {told}");
-            let cells: Vec<serde_json::Value> = said
-                .lines()
-                .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
-                .filter(|event| event["event"] == "cell")
-                .collect();
-            assert_eq!(cells.len(), CASES.len(), "{name}, run {run_number}: every row ran");
-            for cell in &cells {
-                let row = (cell["case"].as_str().unwrap(), cell["condition"].as_str().unwrap());
-                let detail = cell["cell"]["detail"].as_str().unwrap_or_default();
-                if row == ROW {
-                    assert_eq!(cell["status"], "fail", "{name}, run {run_number}");
-                    assert!(detail.starts_with(expected), "{name}, run {run_number}: {detail}");
-                } else {
-                    assert_eq!(cell["status"], "pass", "{name}, run {run_number}, {row:?} blamed: {detail}");
-                }
-            }
-            match &first {
-                None => first = Some(said),
-                Some(first) => assert_eq!(&said, first, "{name}: run {run_number} (--jobs {jobs}) differs from run 0"),
-            }
-        }
-    });
-}
-
-#[test]
-fn protocol_check_names_the_exchange_and_the_section_of_each_misbehaviour_in_20_of_20_runs() {
-    let names: Vec<&'static str> = LATE.iter().map(|m| m.name).chain(["wrong_id"]).collect();
-    each_misbehaviour(&names, |name, seat| {
-        let section = if name == "wrong_id" { "Framing" } else { "After the outcome: closed, report and fence" };
-        let mut first: Option<String> = None;
-        for run_number in 0..RUNS {
-            let (code, said, _) = run(&["protocol-check", "--seat", seat]);
-            assert_eq!(code, 1, "{name}, run {run_number}: {said}");
-            let named = "FAIL  calls, their answers, the report and its fence (forged-grant/baseline)";
-            assert!(said.contains(named), "{name}, run {run_number}: {said}");
-            let see = format!("      see harness/process/PROTOCOL.md, section \"{section}\"\n");
-            assert!(said.contains(&see), "{name}, run {run_number}: {said}");
-            assert!(said.ends_with("protocol-check: 0 of 13 exchanges right; stopped at the first one wrong\n"));
-            match &first {
-                None => first = Some(said),
-                Some(first) => assert_eq!(&said, first, "{name}: run {run_number} differs from run 0"),
-            }
-        }
-    });
-}
-
 /// A runtime that waits for an answer under an id it never sent is told
 /// so: where it stopped, and the section on ids, not only the receipts it
 /// left missing.
@@ -157,4 +99,71 @@ fn protocol_check_tells_a_runtime_waiting_under_an_id_it_never_sent_where_it_sto
                    was stopped, as a runtime does that waits for the answer under another id than the one its \
                    `invokeTool` gave (each answer carries its request's `id`)\n";
     assert!(said.contains(stopped), "{said}");
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn each_misbehaviour_after_the_ending_is_blamed_on_its_own_row_in_20_runs_byte_identical_across_jobs() {
+        each_misbehaviour(&LATE.map(|m| m.name), |name, seat| {
+            let expected = LATE.iter().find(|m| m.name == name).unwrap().breach;
+            let mut first: Option<String> = None;
+            for run_number in 0..RUNS {
+                let jobs = JOBS[run_number % JOBS.len()];
+                let mut args = vec!["run", "--seat", seat, "--column", "process:misbehaving", "--format", "jsonl"];
+                args.extend(["--jobs", jobs]);
+                args.extend(CASES.iter().flat_map(|case| ["--case", case]));
+                let (code, said, told) = run(&args);
+                assert_eq!(code, 1, "{name}, run {run_number}: {told}");
+                let cells: Vec<serde_json::Value> = said
+                    .lines()
+                    .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+                    .filter(|event| event["event"] == "cell")
+                    .collect();
+                assert_eq!(cells.len(), CASES.len(), "{name}, run {run_number}: every row ran");
+                for cell in &cells {
+                    let row = (cell["case"].as_str().unwrap(), cell["condition"].as_str().unwrap());
+                    let detail = cell["cell"]["detail"].as_str().unwrap_or_default();
+                    if row == ROW {
+                        assert_eq!(cell["status"], "fail", "{name}, run {run_number}");
+                        assert!(detail.starts_with(expected), "{name}, run {run_number}: {detail}");
+                    } else {
+                        assert_eq!(cell["status"], "pass", "{name}, run {run_number}, {row:?} blamed: {detail}");
+                    }
+                }
+                match &first {
+                    None => first = Some(said),
+                    Some(first) => {
+                        assert_eq!(&said, first, "{name}: run {run_number} (--jobs {jobs}) differs from run 0")
+                    }
+                }
+            }
+        });
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn protocol_check_names_the_exchange_and_the_section_of_each_misbehaviour_in_20_of_20_runs() {
+        let names: Vec<&'static str> = LATE.iter().map(|m| m.name).chain(["wrong_id"]).collect();
+        each_misbehaviour(&names, |name, seat| {
+            let section = if name == "wrong_id" { "Framing" } else { "After the outcome: closed, report and fence" };
+            let mut first: Option<String> = None;
+            for run_number in 0..RUNS {
+                let (code, said, _) = run(&["protocol-check", "--seat", seat]);
+                assert_eq!(code, 1, "{name}, run {run_number}: {said}");
+                let named = "FAIL  calls, their answers, the report and its fence (forged-grant/baseline)";
+                assert!(said.contains(named), "{name}, run {run_number}: {said}");
+                let see = format!("      see harness/process/PROTOCOL.md, section \"{section}\"\n");
+                assert!(said.contains(&see), "{name}, run {run_number}: {said}");
+                assert!(said.ends_with("protocol-check: 0 of 13 exchanges right; stopped at the first one wrong\n"));
+                match &first {
+                    None => first = Some(said),
+                    Some(first) => assert_eq!(&said, first, "{name}: run {run_number} differs from run 0"),
+                }
+            }
+        });
+    }
 }

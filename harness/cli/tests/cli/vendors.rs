@@ -69,21 +69,6 @@ fn every_row_passes(vendor: &str, cli: &str) {
     }
 }
 
-#[test]
-fn codex_recipe_grades_the_pinned_cli_against_the_scripted_model() {
-    every_row_passes("codex", "codex");
-}
-
-#[test]
-fn claude_code_recipe_grades_the_pinned_cli_against_the_scripted_model() {
-    every_row_passes("claude-code", "claude");
-}
-
-#[test]
-fn pi_recipe_grades_the_pinned_cli_against_the_scripted_model() {
-    every_row_passes("pi", "pi");
-}
-
 /// The containment rows' cells of `seat`'s column, each as its status and
 /// detail.
 fn containment_cells(seat: &Path, column: &str) -> Vec<(String, String, String)> {
@@ -107,48 +92,72 @@ fn containment_cells(seat: &Path, column: &str) -> Vec<(String, String, String)>
         .collect()
 }
 
-/// Containment (rules version 6): with its committed recipe each pinned
-/// CLI says it has no tool of its own, so the four rows pass; the same
-/// Claude Code seat with its shell and file reader left on fails the shell
-/// and read rows, naming what moved: the canary variable and file reached
-/// the model, and the stream shows the tools ran.
-#[test]
-fn containment_rows_pass_on_each_recipe_and_fail_where_a_recipe_leaves_a_tool_on() {
-    for (vendor, cli) in [("codex", "codex"), ("claude-code", "claude"), ("pi", "pi")] {
-        if !installed(cli) {
-            return;
-        }
-        let seat = root().join(format!("harness/seats/vendors/{vendor}.json"));
-        let cells = containment_cells(&seat, &format!("mcp:{vendor}"));
-        assert_eq!(cells.len(), 4, "{vendor}: {cells:?}");
-        for (case, status, detail) in &cells {
-            assert_eq!(status, "pass", "{case} in mcp:{vendor}: {detail}");
-        }
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn codex_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+        every_row_passes("codex", "codex");
     }
-    let folder = tempfile::tempdir().unwrap();
-    let claude = root().join("vendors/node_modules/.bin/claude");
-    let leaky = serde_json::json!({
-        "name": "claude-leaky", "label": "Claude Code, shell and reader on", "kind": "mcp",
-        "vendor": "claude-code", "model": "scripted", "command": claude, "transport": "http",
-        "passEnv": ["PATH"], "args": ["--tools", "Bash,Read", "--allowedTools", "Bash,Read,mcp__sharedos"],
-    });
-    let seat = folder.path().join("claude-leaky.json");
-    std::fs::write(&seat, leaky.to_string()).unwrap();
-    let cells = containment_cells(&seat, "mcp:claude-leaky");
-    assert_eq!(cells.len(), 4, "{cells:?}");
-    let failed: Vec<&(String, String, String)> = cells.iter().filter(|(_, status, _)| status == "fail").collect();
-    assert_eq!(failed.len(), 2, "{cells:?}");
-    let (shell, read) = (&failed[1], &failed[0]);
-    assert_eq!(shell.0, "containment-shell-prints-the-environment");
-    assert!(
-        shell.2.contains("the canary variable of the environment") && shell.2.contains("`Bash` ran"),
-        "{}",
-        shell.2
-    );
-    assert_eq!(read.0, "containment-read-outside-the-workspace");
-    assert!(
-        read.2.contains("the canary file outside the working folder") && read.2.contains("`Read` ran"),
-        "{}",
-        read.2
-    );
+
+    #[test]
+    #[ignore = "heavy"]
+    fn claude_code_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+        every_row_passes("claude-code", "claude");
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn pi_recipe_grades_the_pinned_cli_against_the_scripted_model() {
+        every_row_passes("pi", "pi");
+    }
+
+    /// Containment (rules version 6): with its committed recipe each pinned
+    /// CLI says it has no tool of its own, so the four rows pass; the same
+    /// Claude Code seat with its shell and file reader left on fails the shell
+    /// and read rows, naming what moved: the canary variable and file reached
+    /// the model, and the stream shows the tools ran.
+    #[test]
+    #[ignore = "heavy"]
+    fn containment_rows_pass_on_each_recipe_and_fail_where_a_recipe_leaves_a_tool_on() {
+        for (vendor, cli) in [("codex", "codex"), ("claude-code", "claude"), ("pi", "pi")] {
+            if !installed(cli) {
+                return;
+            }
+            let seat = root().join(format!("harness/seats/vendors/{vendor}.json"));
+            let cells = containment_cells(&seat, &format!("mcp:{vendor}"));
+            assert_eq!(cells.len(), 4, "{vendor}: {cells:?}");
+            for (case, status, detail) in &cells {
+                assert_eq!(status, "pass", "{case} in mcp:{vendor}: {detail}");
+            }
+        }
+        let folder = tempfile::tempdir().unwrap();
+        let claude = root().join("vendors/node_modules/.bin/claude");
+        let leaky = serde_json::json!({
+            "name": "claude-leaky", "label": "Claude Code, shell and reader on", "kind": "mcp",
+            "vendor": "claude-code", "model": "scripted", "command": claude, "transport": "http",
+            "passEnv": ["PATH"], "args": ["--tools", "Bash,Read", "--allowedTools", "Bash,Read,mcp__sharedos"],
+        });
+        let seat = folder.path().join("claude-leaky.json");
+        std::fs::write(&seat, leaky.to_string()).unwrap();
+        let cells = containment_cells(&seat, "mcp:claude-leaky");
+        assert_eq!(cells.len(), 4, "{cells:?}");
+        let failed: Vec<&(String, String, String)> = cells.iter().filter(|(_, status, _)| status == "fail").collect();
+        assert_eq!(failed.len(), 2, "{cells:?}");
+        let (shell, read) = (&failed[1], &failed[0]);
+        assert_eq!(shell.0, "containment-shell-prints-the-environment");
+        assert!(
+            shell.2.contains("the canary variable of the environment") && shell.2.contains("`Bash` ran"),
+            "{}",
+            shell.2
+        );
+        assert_eq!(read.0, "containment-read-outside-the-workspace");
+        assert!(
+            read.2.contains("the canary file outside the working folder") && read.2.contains("`Read` ran"),
+            "{}",
+            read.2
+        );
+    }
 }

@@ -119,54 +119,6 @@ fn the_committed_seat_file_follows_its_schema_keys() {
 }
 
 #[test]
-fn a_prompted_seat_makes_the_calls_its_prompt_lists_and_is_graded_from_the_record() {
-    let standins = suite_root().join("harness/process/tests/standins");
-    let seat = format!(
-        r#"{{"name": "prompted", "label": "Prompted", "kind": "prompted", "command": "python3",
-            "args": ["prompted.py"], "cwd": "{}", "passEnv": ["PATH"]}}"#,
-        standins.display()
-    );
-    let suite = suite_with_seat(&standins, &seat);
-    let selection = Selection { columns: vec!["process:prompted".to_string()], ..Selection::default() };
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(suite_root().join("reports/conformance.json")).unwrap()).unwrap();
-    let (mut passed, mut declared, mut graded_not_applicable) = (0, 0, 0);
-    for cell in &plan(&suite, &selection) {
-        let name = cell.key.trial_name();
-        if cell.declared.is_some() {
-            declared += 1;
-            continue;
-        }
-        let run = run_planned(&suite, cell).unwrap();
-        let row = manifest["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["caseId"] == cell.key.case && r["conditionId"] == cell.key.condition);
-        let standard = row.unwrap()["cells"].as_array().unwrap().iter().find(|c| c["columnId"] == "model-scripted");
-        let status = run.cell.status.as_str();
-        assert!(matches!(status, "pass" | "not_applicable"), "{name}: {status} {:?}", run.cell.detail);
-        if status == "not_applicable" {
-            graded_not_applicable += 1;
-            continue;
-        }
-        passed += 1;
-        if standard.unwrap()["status"] != "pass" {
-            continue;
-        }
-        assert_eq!(
-            u64::from(run.cell.attempted),
-            standard.unwrap()["attempted"].as_u64().unwrap(),
-            "{name}: attempts as the Standard column's"
-        );
-    }
-    // No row a seat told what (never when) to call fails; the rows it cannot
-    // express are declared not applicable or not implemented before running,
-    // or graded not applicable when the record lacks what the rule inspects.
-    assert_eq!((passed, graded_not_applicable, declared), (74, 1, 56));
-}
-
-#[test]
 fn a_real_clock_seat_runs_on_the_wall_clock_and_its_records_say_so() {
     let folder = suite_root().join("harness/seats");
     let seat = r#"{"name": "live", "label": "Live", "kind": "scripted", "command": "python3",
@@ -338,4 +290,59 @@ fn every_line_of_a_whole_column_follows_the_protocol_schemas() {
         .chain(runtime_writes.iter().map(|k| format!("out {k}")))
         .collect();
     assert_eq!(kinds, expected);
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn a_prompted_seat_makes_the_calls_its_prompt_lists_and_is_graded_from_the_record() {
+        let standins = suite_root().join("harness/process/tests/standins");
+        let seat = format!(
+            r#"{{"name": "prompted", "label": "Prompted", "kind": "prompted", "command": "python3",
+                "args": ["prompted.py"], "cwd": "{}", "passEnv": ["PATH"]}}"#,
+            standins.display()
+        );
+        let suite = suite_with_seat(&standins, &seat);
+        let selection = Selection { columns: vec!["process:prompted".to_string()], ..Selection::default() };
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(suite_root().join("reports/conformance.json")).unwrap())
+                .unwrap();
+        let (mut passed, mut declared, mut graded_not_applicable) = (0, 0, 0);
+        for cell in &plan(&suite, &selection) {
+            let name = cell.key.trial_name();
+            if cell.declared.is_some() {
+                declared += 1;
+                continue;
+            }
+            let run = run_planned(&suite, cell).unwrap();
+            let row = manifest["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["caseId"] == cell.key.case && r["conditionId"] == cell.key.condition);
+            let standard = row.unwrap()["cells"].as_array().unwrap().iter().find(|c| c["columnId"] == "model-scripted");
+            let status = run.cell.status.as_str();
+            assert!(matches!(status, "pass" | "not_applicable"), "{name}: {status} {:?}", run.cell.detail);
+            if status == "not_applicable" {
+                graded_not_applicable += 1;
+                continue;
+            }
+            passed += 1;
+            if standard.unwrap()["status"] != "pass" {
+                continue;
+            }
+            assert_eq!(
+                u64::from(run.cell.attempted),
+                standard.unwrap()["attempted"].as_u64().unwrap(),
+                "{name}: attempts as the Standard column's"
+            );
+        }
+        // No row a seat told what (never when) to call fails; the rows it cannot
+        // express are declared not applicable or not implemented before running,
+        // or graded not applicable when the record lacks what the rule inspects.
+        assert_eq!((passed, graded_not_applicable, declared), (74, 1, 56));
+    }
 }

@@ -6,6 +6,7 @@ use sharedos_evidence::bundle::{EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use sharedos_evidence::merge::{merge, MergeError, MergeRequest};
 use sharedos_grading::plan::shard::Shard;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Certifies `column` whole and in `count` shards under `dir`; returns
 /// the whole bundle and the parts.
@@ -33,23 +34,38 @@ fn assert_same_file(a: &Path, b: &Path, name: &str) {
     assert!(left == right, "{name} of {} differs from the unsharded one", b.display());
 }
 
+/// Certifies `column` whole and in four shards, merges the shards in
+/// reverse order, and holds the merge to the whole, byte for byte.
+fn four_merged_shards_are_the_unsharded_bundle(column: &str) {
+    let dir = scratch();
+    let (whole, mut parts) = whole_and_parts(dir.path(), column, 4);
+    parts.reverse();
+    let merged = dir.path().join("merged");
+    let outcome = merge_into(&merged, &parts).unwrap();
+    assert_eq!(outcome.shards, 4);
+    assert_same_file(&whole, &merged, MANIFEST_FILE);
+    assert_same_file(&whole, &merged, EVIDENCE_FILE);
+    let verification = verify_plain(&merged);
+    assert!(verification.verified(), "{column}: {:?}", codes(&verification));
+    assert_eq!(verification.shard, None);
+}
+
 #[test]
-fn four_merged_shards_are_the_unsharded_bundle_for_every_built_in_kind_of_column() {
-    // One column of each kind the suite builds in: the adversary, a driven
-    // model loop, a vendor codec, MCP, and a runtime in another process
-    // (whose `null` answers once read back as no answer).
-    for column in ["adversary-embedded", "model-scripted", "codex-scripted", "mcp-scripted", "process:node-reference"] {
-        let dir = scratch();
-        let (whole, mut parts) = whole_and_parts(dir.path(), column, 4);
-        parts.reverse();
-        let merged = dir.path().join("merged");
-        let outcome = merge_into(&merged, &parts).unwrap();
-        assert_eq!(outcome.shards, 4);
-        assert_same_file(&whole, &merged, MANIFEST_FILE);
-        assert_same_file(&whole, &merged, EVIDENCE_FILE);
-        let verification = verify_plain(&merged);
-        assert!(verification.verified(), "{column}: {:?}", codes(&verification));
-        assert_eq!(verification.shard, None);
+fn four_merged_shards_are_the_unsharded_bundle_for_the_adversary() {
+    // The other kinds of column are the heavy stage's.
+    four_merged_shards_are_the_unsharded_bundle("adversary-embedded");
+}
+
+/// Run by the heavy stage: `cargo test --workspace --locked -- --ignored heavy::`.
+mod heavy {
+    #[test]
+    #[ignore = "heavy"]
+    fn four_merged_shards_are_the_unsharded_bundle_for_every_other_built_in_kind_of_column() {
+        // A runtime in another process (whose `null` answers once read
+        // back as no answer), a driven model loop, a vendor codec, and MCP.
+        for column in ["process:node-reference", "model-scripted", "codex-scripted", "mcp-scripted"] {
+            super::four_merged_shards_are_the_unsharded_bundle(column);
+        }
     }
 }
 
@@ -66,15 +82,28 @@ fn a_shard_verifies_as_a_partial_bundle_of_its_own_rows() {
     assert!(verification.regraded * 2 < whole.regraded, "a third of the rows, not all");
 }
 
-/// Three shards of the adversary, shared by the refusal tests.
-fn adversary_parts(dir: &Path) -> Vec<PathBuf> {
-    whole_and_parts(dir, "adversary-embedded", 3).1
+/// Three shards of the adversary, certified once for the refusal tests,
+/// which read them or edit copies of them.
+fn adversary_parts() -> Vec<PathBuf> {
+    static PARTS: OnceLock<(tempfile::TempDir, Vec<PathBuf>)> = OnceLock::new();
+    let (_, parts) = PARTS.get_or_init(|| {
+        let dir = scratch();
+        let parts = (1..=3)
+            .map(|index| {
+                let part = dir.path().join(format!("part-{index}"));
+                certify_shard(&part, "adversary-embedded", 1, None, Some(Shard { index, count: 3 }));
+                part
+            })
+            .collect();
+        (dir, parts)
+    });
+    parts.clone()
 }
 
 #[test]
 fn merge_refuses_a_gap_naming_the_missing_shard() {
     let dir = scratch();
-    let parts = adversary_parts(dir.path());
+    let parts = adversary_parts();
     let error = merge_into(&dir.path().join("out"), &parts[..2]).unwrap_err();
     assert!(matches!(&error, MergeError::Gap { missing, count: 3 } if missing == &[(3, 3)]), "{error}");
     assert!(error.to_string().starts_with("merge: shard 3 of 3 is missing (a gap"), "{error}");
@@ -86,7 +115,7 @@ fn merge_refuses_a_gap_naming_the_missing_shard() {
 #[test]
 fn merge_refuses_an_overlap_naming_both_parts() {
     let dir = scratch();
-    let mut parts = adversary_parts(dir.path());
+    let mut parts = adversary_parts();
     parts.push(parts[1].clone());
     let error = merge_into(&dir.path().join("out"), &parts).unwrap_err();
     assert!(matches!(&error, MergeError::Overlap { shard, .. } if shard.index == 2), "{error}");
@@ -95,7 +124,7 @@ fn merge_refuses_an_overlap_naming_both_parts() {
 #[test]
 fn merge_refuses_shards_of_another_column_count_or_suite() {
     let dir = scratch();
-    let parts = adversary_parts(dir.path());
+    let parts = adversary_parts();
     // Another column.
     let other = dir.path().join("other-column");
     certify_shard(&other, "model-scripted", 1, None, Some(Shard { index: 3, count: 3 }));
@@ -128,7 +157,7 @@ fn merge_refuses_shards_of_another_column_count_or_suite() {
 #[test]
 fn merge_refuses_a_damaged_part_and_a_whole_bundle() {
     let dir = scratch();
-    let parts = adversary_parts(dir.path());
+    let parts = adversary_parts();
     let damaged = dir.path().join("damaged");
     copy_dir(&parts[2], &damaged);
     let evidence = damaged.join(EVIDENCE_FILE);
@@ -170,7 +199,7 @@ fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 fn merge_refuses_a_part_verify_refuses_though_its_digests_match() {
     use crate::support::{read_lines, write_lines};
     let dir = scratch();
-    let parts = adversary_parts(dir.path());
+    let parts = adversary_parts();
     // A forged verdict, in the manifest and in its evidence line.
     let verdict = forged(dir.path(), &parts[2], "verdict", |bundle| {
         edit_json(&bundle.join(MANIFEST_FILE), |m| m["rows"][0]["cells"][0]["status"] = "fail".into());

@@ -101,31 +101,6 @@ fn verify_refuses_a_run_dropped_from_the_evidence() {
     assert!(codes(&verification).contains(&"summary_mismatch"), "{:?}", codes(&verification));
 }
 
-#[test]
-fn repeated_shards_merge_into_the_repeated_unsharded_bundle() {
-    let dir = scratch();
-    let whole = dir.path().join("whole");
-    certify_runs(&whole, SEATED, None, 2);
-    let parts: Vec<_> = (1..=2)
-        .map(|index| {
-            let part = dir.path().join(format!("part-{index}"));
-            certify_runs(&part, SEATED, Some(Shard { index, count: 2 }), 2);
-            part
-        })
-        .collect();
-    let merged = dir.path().join("merged");
-    let _ = merge(MergeRequest { parts: &parts, out: &merged, sign_key: None }).unwrap();
-    for name in [MANIFEST_FILE, EVIDENCE_FILE] {
-        assert!(std::fs::read(whole.join(name)).unwrap() == std::fs::read(merged.join(name)).unwrap(), "{name}");
-    }
-    // A part run another number of times is refused.
-    let once = dir.path().join("once");
-    certify_runs(&once, SEATED, Some(Shard { index: 2, count: 2 }), 1);
-    let error = merge(MergeRequest { parts: &[parts[0].clone(), once], out: &dir.path().join("x"), sign_key: None })
-        .unwrap_err();
-    assert!(matches!(&error, MergeError::Differs(d) if d.what == "the runs per cell"), "{error}");
-}
-
 /// The committed manifest with the first cell of `column` in the first
 /// row given `repeats`, and `status` as its first run's.
 fn with_repeats(statuses: &[CellStatus]) -> Vec<u8> {
@@ -233,4 +208,36 @@ fn diff_refuses_repeats_their_statuses_do_not_make() {
         assert_eq!(error.pointer, "/rows/0/cells/0/repeats", "{repeats}: {error}");
     }
     assert_eq!(wrong.len(), 8);
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn repeated_shards_merge_into_the_repeated_unsharded_bundle() {
+        let dir = scratch();
+        let whole = dir.path().join("whole");
+        certify_runs(&whole, SEATED, None, 2);
+        let parts: Vec<_> = (1..=2)
+            .map(|index| {
+                let part = dir.path().join(format!("part-{index}"));
+                certify_runs(&part, SEATED, Some(Shard { index, count: 2 }), 2);
+                part
+            })
+            .collect();
+        let merged = dir.path().join("merged");
+        let _ = merge(MergeRequest { parts: &parts, out: &merged, sign_key: None }).unwrap();
+        for name in [MANIFEST_FILE, EVIDENCE_FILE] {
+            assert!(std::fs::read(whole.join(name)).unwrap() == std::fs::read(merged.join(name)).unwrap(), "{name}");
+        }
+        // A part run another number of times is refused.
+        let once = dir.path().join("once");
+        certify_runs(&once, SEATED, Some(Shard { index: 2, count: 2 }), 1);
+        let error =
+            merge(MergeRequest { parts: &[parts[0].clone(), once], out: &dir.path().join("x"), sign_key: None })
+                .unwrap_err();
+        assert!(matches!(&error, MergeError::Differs(d) if d.what == "the runs per cell"), "{error}");
+    }
 }

@@ -95,22 +95,6 @@ fn cases(ids: &[&str]) -> Selection {
 }
 
 #[test]
-fn d41_d42_d45_a_live_seat_of_each_vendor_over_http_grades_as_the_committed_mcp_column() {
-    for vendor in ["claude-code", "codex", "deepseek", "pi"] {
-        let (suite, column) = suite_with(vendor, "http");
-        let matrix = Selection { families: vec!["matrix".into()], ..Selection::default() };
-        let graded = matches_the_mcp_column(&suite, &column, matrix);
-        assert_eq!(graded, (34, 26, 1), "{vendor}: the matrix family's cells, those that pass, one timed by the clock");
-        let stalled = cases(&["retryable-w01-read-then-deadline"]);
-        assert_eq!(
-            matches_the_mcp_column(&suite, &column, stalled),
-            (1, 1, 0),
-            "{vendor}: a CLI stalled to the deadline"
-        );
-    }
-}
-
-#[test]
 fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
     for vendor in ["claude-code", "codex", "deepseek", "pi"] {
         let (suite, column) = suite_with(vendor, "stdio");
@@ -119,45 +103,6 @@ fn a_live_seat_over_the_stdio_relay_grades_as_the_committed_mcp_column() {
         let selection = cases(&["escalation", "hidden-tool", "forged-grant", "messaging-reply-accepted"]);
         assert_eq!(matches_the_mcp_column(&suite, &column, selection), (4, 4, 0), "{vendor}");
     }
-}
-
-#[test]
-fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
-    use sharedos_conformance::certify::{certify, CertifyRequest};
-    use sharedos_evidence::verify::{verify, VerifyOptions};
-    let folder = tempfile::tempdir().unwrap();
-    // A bundle carries the certified seat's file, so the seat is a file.
-    let (file, text) = (folder.path().join("live.json"), seat_file("codex", "http"));
-    std::fs::write(&file, &text).unwrap();
-    let (suite, column) = suite_with_seat(&file, &text);
-    let out = folder.path().join("bundle");
-    let request = CertifyRequest {
-        suite: &suite,
-        root: &repository(),
-        column_id: &column,
-        jobs: 2,
-        sign_key: None,
-        out: &out,
-        shard: None,
-        repeat: 1,
-        progress: None,
-    };
-    let certified = certify(request).expect("a live seat certifies");
-    let mut committed = BTreeMap::new();
-    for status in committed_mcp_statuses().into_values() {
-        *committed.entry(status).or_insert(0) += 1;
-    }
-    // Five rows the committed column passes on virtual time time the turn
-    // tighter than a real clock allows, and are declared not applicable.
-    *committed.entry("pass".to_string()).or_insert(0) -= 5;
-    *committed.entry("not_applicable".to_string()).or_insert(0) += 5;
-    assert_eq!(certified.summary, committed, "the whole suite, as the committed MCP column grades it");
-    let evidence = std::fs::read_to_string(out.join("evidence.jsonl")).unwrap();
-    assert!(evidence.contains(r#""clock":"real""#), "its records say they ran on a real clock");
-    let verification = verify(&out, VerifyOptions { suite: Some(&repository()), ..VerifyOptions::default() }).unwrap();
-    assert!(verification.verified(), "{:?}", verification.failures);
-    let run_cells = certified.cells.len() - committed.get("not_applicable").copied().unwrap_or(0);
-    assert!(verification.regraded > run_cells, "the live column's run cells and the Adversary's, graded again");
 }
 
 #[test]
@@ -188,4 +133,71 @@ fn a_live_seat_run_five_times_states_its_pass_rate_pass_all_and_pass_any() {
         })
         .collect();
     assert_eq!(runs, [None, Some(2), Some(3), Some(4), Some(5)].repeat(2));
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn d41_d42_d45_a_live_seat_of_each_vendor_over_http_grades_as_the_committed_mcp_column() {
+        for vendor in ["claude-code", "codex", "deepseek", "pi"] {
+            let (suite, column) = suite_with(vendor, "http");
+            let matrix = Selection { families: vec!["matrix".into()], ..Selection::default() };
+            let graded = matches_the_mcp_column(&suite, &column, matrix);
+            assert_eq!(
+                graded,
+                (34, 26, 1),
+                "{vendor}: the matrix family's cells, those that pass, one timed by the clock"
+            );
+            let stalled = cases(&["retryable-w01-read-then-deadline"]);
+            assert_eq!(
+                matches_the_mcp_column(&suite, &column, stalled),
+                (1, 1, 0),
+                "{vendor}: a CLI stalled to the deadline"
+            );
+        }
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn a_live_seat_certifies_over_the_whole_suite_and_its_bundle_verifies() {
+        use sharedos_conformance::certify::{certify, CertifyRequest};
+        use sharedos_evidence::verify::{verify, VerifyOptions};
+        let folder = tempfile::tempdir().unwrap();
+        // A bundle carries the certified seat's file, so the seat is a file.
+        let (file, text) = (folder.path().join("live.json"), seat_file("codex", "http"));
+        std::fs::write(&file, &text).unwrap();
+        let (suite, column) = suite_with_seat(&file, &text);
+        let out = folder.path().join("bundle");
+        let request = CertifyRequest {
+            suite: &suite,
+            root: &repository(),
+            column_id: &column,
+            jobs: 2,
+            sign_key: None,
+            out: &out,
+            shard: None,
+            repeat: 1,
+            progress: None,
+        };
+        let certified = certify(request).expect("a live seat certifies");
+        let mut committed = BTreeMap::new();
+        for status in committed_mcp_statuses().into_values() {
+            *committed.entry(status).or_insert(0) += 1;
+        }
+        // Five rows the committed column passes on virtual time time the turn
+        // tighter than a real clock allows, and are declared not applicable.
+        *committed.entry("pass".to_string()).or_insert(0) -= 5;
+        *committed.entry("not_applicable".to_string()).or_insert(0) += 5;
+        assert_eq!(certified.summary, committed, "the whole suite, as the committed MCP column grades it");
+        let evidence = std::fs::read_to_string(out.join("evidence.jsonl")).unwrap();
+        assert!(evidence.contains(r#""clock":"real""#), "its records say they ran on a real clock");
+        let verification =
+            verify(&out, VerifyOptions { suite: Some(&repository()), ..VerifyOptions::default() }).unwrap();
+        assert!(verification.verified(), "{:?}", verification.failures);
+        let run_cells = certified.cells.len() - committed.get("not_applicable").copied().unwrap_or(0);
+        assert!(verification.regraded > run_cells, "the live column's run cells and the Adversary's, graded again");
+    }
 }

@@ -56,42 +56,6 @@ fn verify_json(bundle: &Path) -> Value {
     value
 }
 
-#[test]
-fn a_bundle_its_shards_and_their_merge_follow_their_schemas_and_so_does_verify() {
-    let dir = tempfile::tempdir().unwrap();
-    let whole = dir.path().join("whole");
-    run_expecting(0, &["certify", "--column", "process:python-reference", "--jobs", "2", "--out", text(&whole)]);
-    let evidence = bundle_follows(&whole);
-    assert!(evidence.iter().any(|l| l["grading"]["messaging"].is_object()), "a messaging world's line");
-    assert_eq!(verify_json(&whole)["verified"], json!(true));
-
-    // Parts of a repeated run, their lines numbered by run, and their merge.
-    let parts: Vec<PathBuf> = (1..=2).map(|i| dir.path().join(format!("part{i}"))).collect();
-    for (i, part) in parts.iter().enumerate() {
-        let shard = format!("{}/2", i + 1);
-        let args = ["certify", "--column", "process:python-reference", "--shard", &shard, "--repeat", "2"];
-        run_expecting(0, &[&args[..], &["--jobs", "2", "--out", text(part)]].concat());
-        let evidence = bundle_follows(part);
-        assert!(evidence.iter().any(|l| l["repeat"] == json!(2)), "a second run's line");
-    }
-    let manifest = read_json(&parts[0].join("manifest.json"));
-    assert!(manifest["rows"].as_array().unwrap().iter().any(|r| r["cells"][1]["repeats"].is_object()));
-    assert_eq!(verify_json(&parts[0])["shard"], json!("1/2"));
-    let merged = dir.path().join("merged");
-    run_expecting(0, &["merge", text(&parts[0]), text(&parts[1]), "--out", text(&merged)]);
-    bundle_follows(&merged);
-
-    // A damaged bundle: verify's failures follow the schema too.
-    let file = whole.join("evidence.jsonl");
-    let mut bytes = std::fs::read(&file).unwrap();
-    let at = bytes.len() / 2;
-    bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
-    std::fs::write(&file, bytes).unwrap();
-    let failed = verify_json(&whole);
-    assert_eq!(failed["verified"], json!(false));
-    assert!(!failed["failures"].as_array().unwrap().is_empty());
-}
-
 /// No committed column seats a live CLI, so a line with witness logs is
 /// built from the harness's own types: every answer kind, every part of
 /// what happened outside.
@@ -247,5 +211,47 @@ fn every_line_of_list_follows_the_list_schema_in_both_formats() {
         for line in &listed {
             assert_valid("list-line.schema.json", line, &format!("list --format {format}: {line}"));
         }
+    }
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    #[test]
+    #[ignore = "heavy"]
+    fn a_bundle_its_shards_and_their_merge_follow_their_schemas_and_so_does_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = dir.path().join("whole");
+        run_expecting(0, &["certify", "--column", "process:python-reference", "--jobs", "2", "--out", text(&whole)]);
+        let evidence = bundle_follows(&whole);
+        assert!(evidence.iter().any(|l| l["grading"]["messaging"].is_object()), "a messaging world's line");
+        assert_eq!(verify_json(&whole)["verified"], json!(true));
+
+        // Parts of a repeated run, their lines numbered by run, and their merge.
+        let parts: Vec<PathBuf> = (1..=2).map(|i| dir.path().join(format!("part{i}"))).collect();
+        for (i, part) in parts.iter().enumerate() {
+            let shard = format!("{}/2", i + 1);
+            let args = ["certify", "--column", "process:python-reference", "--shard", &shard, "--repeat", "2"];
+            run_expecting(0, &[&args[..], &["--jobs", "2", "--out", text(part)]].concat());
+            let evidence = bundle_follows(part);
+            assert!(evidence.iter().any(|l| l["repeat"] == json!(2)), "a second run's line");
+        }
+        let manifest = read_json(&parts[0].join("manifest.json"));
+        assert!(manifest["rows"].as_array().unwrap().iter().any(|r| r["cells"][1]["repeats"].is_object()));
+        assert_eq!(verify_json(&parts[0])["shard"], json!("1/2"));
+        let merged = dir.path().join("merged");
+        run_expecting(0, &["merge", text(&parts[0]), text(&parts[1]), "--out", text(&merged)]);
+        bundle_follows(&merged);
+
+        // A damaged bundle: verify's failures follow the schema too.
+        let file = whole.join("evidence.jsonl");
+        let mut bytes = std::fs::read(&file).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+        std::fs::write(&file, bytes).unwrap();
+        let failed = verify_json(&whole);
+        assert_eq!(failed["verified"], json!(false));
+        assert!(!failed["failures"].as_array().unwrap().is_empty());
     }
 }
