@@ -4,8 +4,6 @@
 
 /// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
 mod heavy {
-    use super::*;
-
     #[test]
     #[ignore = "heavy"]
     fn the_python_reference_runtime_passes_its_unit_tests() {
