@@ -209,77 +209,6 @@ fn column_id(index: usize) -> String {
     format!("col-{index:05}")
 }
 
-/// Twenty thousand columns, one moved in each way in the middle: they
-/// diff to exactly what moved, whatever the order either side lists them
-/// in.
-#[test]
-fn many_columns_diff_to_exactly_what_moved_whatever_their_order() {
-    const COLUMNS: usize = 20_000;
-    let ids_a: Vec<(String, char)> = (0..COLUMNS).map(|i| (column_id(i), 'a')).collect();
-    let mut ids_b: Vec<(String, char)> = ids_a.iter().filter(|(id, _)| *id != column_id(10_000)).cloned().collect();
-    ids_b.push(("col-new".to_string(), 'a'));
-    ids_b[5_000].1 = 'b';
-    let rows = |ids: &[(String, char)], failing: &str| -> Vec<GenRow> {
-        let cells = |r: usize| {
-            let status = |id: &String| if r == 1 && id == failing { "fail" } else { "pass" };
-            ids.iter().map(|(id, _)| (id.clone(), status(id), vec![])).collect()
-        };
-        (0..2).map(|r| (format!("case-{r}"), cells(r))).collect()
-    };
-    let (rows_a, rows_b) = (rows(&ids_a, ""), rows(&ids_b, &column_id(12_345)));
-    let (read_a, read_b) =
-        (parsed(&manifest_text(&ids_a, &rows_a, false)), parsed(&manifest_text(&ids_b, &rows_b, false)));
-    assert_eq!(read_a.cells.len(), 2 * COLUMNS);
-    let compared = diff(&read_a, &read_b);
-    assert_eq!(
-        human(&compared),
-        "Comparable; 1 cells moved.\n  - Column `col-05000` was told different things (`aaaaaaaaaaaa` → \
-         `bbbbbbbbbbbb`): its seat's choices are not comparable, though its verdicts are when nothing above \
-         moved.\n  - Columns only in B: col-new.\n  - Columns only in A: col-10000.\n\nRegressions (1)\n  \
-         case-1/baseline/col-12345: pass -> fail\n\nSummary (regressions, fixes, added, removed, other)\n  column \
-         col-12345: 1, 0, 0, 0, 0\n  family unknown: 1, 0, 0, 0, 0\n"
-    );
-    let (reversed_a, reversed_b) =
-        (parsed(&reversed_text(&ids_a, &rows_a, false)), parsed(&reversed_text(&ids_b, &rows_b, false)));
-    assert_eq!(diff(&reversed_a, &reversed_b), compared);
-}
-
-/// Twenty thousand rows, a cell moved in each way in the middle: the diff
-/// names exactly those cells, in order, whatever the order of either side.
-#[test]
-fn many_rows_diff_to_exactly_what_moved_whatever_their_order() {
-    const ROWS: usize = 20_000;
-    let columns: Vec<(String, char)> = vec![("col-0".into(), 'a'), ("col-1".into(), 'a')];
-    let row = |r: usize, statuses: [&'static str; 2], codes: Vec<&'static str>| -> GenRow {
-        let present = (0..2).filter(|c| statuses[*c] != "absent");
-        (format!("case-{r:05}"), present.map(|c| (format!("col-{c}"), statuses[c], codes.clone())).collect())
-    };
-    let rows_a: Vec<GenRow> =
-        (0..ROWS).map(|r| row(r, if r == 15_000 { ["fail", "pass"] } else { ["pass", "pass"] }, vec![])).collect();
-    let mut rows_b: Vec<GenRow> = (0..ROWS)
-        .map(|r| match r {
-            7_777 => row(r, ["absent", "pass"], vec![]),
-            10_000 => row(r, ["pass", "not_exercised"], vec![]),
-            12_000 => row(r, ["pass", "pass"], vec!["turn_cancelled"]),
-            _ => row(r, ["pass", "pass"], vec![]),
-        })
-        .collect();
-    rows_b.push(row(ROWS, ["pass", "pass"], vec![]));
-    let read_a = parsed(&manifest_text(&columns, &rows_a, true));
-    let compared = diff(&read_a, &parsed(&manifest_text(&columns, &rows_b, true)));
-    let expected = "Comparable; 7 cells moved.\n\nRegressions (1)\n  case-10000/baseline/col-1: pass -> \
-                    not_exercised\n\nFixes (1)\n  case-15000/baseline/col-0: fail -> pass\n\nAdded (2)\n  \
-                    case-20000/baseline/col-0: absent -> pass\n  case-20000/baseline/col-1: absent -> pass\n\n\
-                    Removed (1)\n  case-07777/baseline/col-0: pass -> absent\n\nOther moves (2)\n  \
-                    case-12000/baseline/col-0: pass -> pass [turn_cancelled]\n  case-12000/baseline/col-1: pass \
-                    -> pass [turn_cancelled]\n\nSummary (regressions, fixes, added, removed, other)\n  column col-0: \
-                    0, 1, 1, 1, 1\n  column col-1: 1, 0, 1, 0, 1\n  family matrix: 1, 1, 2, 1, 2\n";
-    assert_eq!(human(&compared), expected);
-    let reversed_a = parsed(&reversed_text(&columns, &rows_a, true));
-    assert_eq!(diff(&reversed_a, &parsed(&reversed_text(&columns, &rows_b, true))), compared);
-    assert_eq!(human(&diff(&read_a, &reversed_a)), "Comparable, nothing moved.\n");
-}
-
 #[test]
 fn a_column_declared_twice_among_many_is_refused_at_the_second() {
     let mut columns: Vec<(String, char)> = (0..20_000).map(|i| (column_id(i), 'a')).collect();
@@ -396,5 +325,83 @@ fn a_manifest_cut_short_is_refused_at_the_pointer_it_stops() {
         let error = read.unwrap_err();
         assert_eq!(error.pointer, pointer, "{error}");
         assert!(error.expected.contains("EOF while parsing a string"), "{error}");
+    }
+}
+
+/// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
+mod heavy {
+    use super::*;
+
+    /// Twenty thousand columns, one moved in each way in the middle: they
+    /// diff to exactly what moved, whatever the order either side lists them
+    /// in.
+    #[test]
+    #[ignore = "heavy"]
+    fn many_columns_diff_to_exactly_what_moved_whatever_their_order() {
+        const COLUMNS: usize = 20_000;
+        let ids_a: Vec<(String, char)> = (0..COLUMNS).map(|i| (column_id(i), 'a')).collect();
+        let mut ids_b: Vec<(String, char)> = ids_a.iter().filter(|(id, _)| *id != column_id(10_000)).cloned().collect();
+        ids_b.push(("col-new".to_string(), 'a'));
+        ids_b[5_000].1 = 'b';
+        let rows = |ids: &[(String, char)], failing: &str| -> Vec<GenRow> {
+            let cells = |r: usize| {
+                let status = |id: &String| if r == 1 && id == failing { "fail" } else { "pass" };
+                ids.iter().map(|(id, _)| (id.clone(), status(id), vec![])).collect()
+            };
+            (0..2).map(|r| (format!("case-{r}"), cells(r))).collect()
+        };
+        let (rows_a, rows_b) = (rows(&ids_a, ""), rows(&ids_b, &column_id(12_345)));
+        let (read_a, read_b) =
+            (parsed(&manifest_text(&ids_a, &rows_a, false)), parsed(&manifest_text(&ids_b, &rows_b, false)));
+        assert_eq!(read_a.cells.len(), 2 * COLUMNS);
+        let compared = diff(&read_a, &read_b);
+        assert_eq!(
+            human(&compared),
+            "Comparable; 1 cells moved.\n  - Column `col-05000` was told different things (`aaaaaaaaaaaa` → \
+             `bbbbbbbbbbbb`): its seat's choices are not comparable, though its verdicts are when nothing above \
+             moved.\n  - Columns only in B: col-new.\n  - Columns only in A: col-10000.\n\nRegressions (1)\n  \
+             case-1/baseline/col-12345: pass -> fail\n\nSummary (regressions, fixes, added, removed, other)\n  column \
+             col-12345: 1, 0, 0, 0, 0\n  family unknown: 1, 0, 0, 0, 0\n"
+        );
+        let (reversed_a, reversed_b) =
+            (parsed(&reversed_text(&ids_a, &rows_a, false)), parsed(&reversed_text(&ids_b, &rows_b, false)));
+        assert_eq!(diff(&reversed_a, &reversed_b), compared);
+    }
+
+    /// Twenty thousand rows, a cell moved in each way in the middle: the diff
+    /// names exactly those cells, in order, whatever the order of either side.
+    #[test]
+    #[ignore = "heavy"]
+    fn many_rows_diff_to_exactly_what_moved_whatever_their_order() {
+        const ROWS: usize = 20_000;
+        let columns: Vec<(String, char)> = vec![("col-0".into(), 'a'), ("col-1".into(), 'a')];
+        let row = |r: usize, statuses: [&'static str; 2], codes: Vec<&'static str>| -> GenRow {
+            let present = (0..2).filter(|c| statuses[*c] != "absent");
+            (format!("case-{r:05}"), present.map(|c| (format!("col-{c}"), statuses[c], codes.clone())).collect())
+        };
+        let rows_a: Vec<GenRow> =
+            (0..ROWS).map(|r| row(r, if r == 15_000 { ["fail", "pass"] } else { ["pass", "pass"] }, vec![])).collect();
+        let mut rows_b: Vec<GenRow> = (0..ROWS)
+            .map(|r| match r {
+                7_777 => row(r, ["absent", "pass"], vec![]),
+                10_000 => row(r, ["pass", "not_exercised"], vec![]),
+                12_000 => row(r, ["pass", "pass"], vec!["turn_cancelled"]),
+                _ => row(r, ["pass", "pass"], vec![]),
+            })
+            .collect();
+        rows_b.push(row(ROWS, ["pass", "pass"], vec![]));
+        let read_a = parsed(&manifest_text(&columns, &rows_a, true));
+        let compared = diff(&read_a, &parsed(&manifest_text(&columns, &rows_b, true)));
+        let expected = "Comparable; 7 cells moved.\n\nRegressions (1)\n  case-10000/baseline/col-1: pass -> \
+                        not_exercised\n\nFixes (1)\n  case-15000/baseline/col-0: fail -> pass\n\nAdded (2)\n  \
+                        case-20000/baseline/col-0: absent -> pass\n  case-20000/baseline/col-1: absent -> pass\n\n\
+                        Removed (1)\n  case-07777/baseline/col-0: pass -> absent\n\nOther moves (2)\n  \
+                        case-12000/baseline/col-0: pass -> pass [turn_cancelled]\n  case-12000/baseline/col-1: pass \
+                        -> pass [turn_cancelled]\n\nSummary (regressions, fixes, added, removed, other)\n  column col-0: \
+                        0, 1, 1, 1, 1\n  column col-1: 1, 0, 1, 0, 1\n  family matrix: 1, 1, 2, 1, 2\n";
+        assert_eq!(human(&compared), expected);
+        let reversed_a = parsed(&reversed_text(&columns, &rows_a, true));
+        assert_eq!(diff(&reversed_a, &parsed(&reversed_text(&columns, &rows_b, true))), compared);
+        assert_eq!(human(&diff(&read_a, &reversed_a)), "Comparable, nothing moved.\n");
     }
 }

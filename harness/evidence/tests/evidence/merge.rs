@@ -58,14 +58,50 @@ fn four_merged_shards_are_the_unsharded_bundle_for_the_adversary() {
 
 /// Run by the heavy stage: `cargo test --workspace --locked -- --ignored heavy::`.
 mod heavy {
+    use super::*;
+
     #[test]
     #[ignore = "heavy"]
     fn four_merged_shards_are_the_unsharded_bundle_for_every_other_built_in_kind_of_column() {
         // A runtime in another process (whose `null` answers once read
         // back as no answer), a driven model loop, a vendor codec, and MCP.
         for column in ["process:node-reference", "model-scripted", "codex-scripted", "mcp-scripted"] {
-            super::four_merged_shards_are_the_unsharded_bundle(column);
+            four_merged_shards_are_the_unsharded_bundle(column);
         }
+    }
+
+    #[test]
+    #[ignore = "heavy"]
+    fn merge_refuses_shards_of_another_column_count_or_suite() {
+        let dir = scratch();
+        let parts = adversary_parts();
+        // Another column.
+        let other = dir.path().join("other-column");
+        certify_shard(&other, "model-scripted", 1, None, Some(Shard { index: 3, count: 3 }));
+        let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), other]).unwrap_err();
+        assert!(matches!(&error, MergeError::Differs(d) if d.what == "the certified column"), "{error}");
+        // Another shard count.
+        let four = dir.path().join("of-four");
+        certify_shard(&four, "adversary-embedded", 1, None, Some(Shard { index: 3, count: 4 }));
+        let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), four]).unwrap_err();
+        assert!(matches!(&error, MergeError::Differs(d) if d.what == "the shard count"), "{error}");
+        // Another suite: a part certified over a case reworded, which leaves
+        // the case-set hash alone but not the suite's files.
+        let root = dir.path().join("root");
+        for folder in ["cases", "adversaries"] {
+            copy_dir(&crate::support::suite_root().join(folder), &root.join(folder));
+        }
+        let case = root.join("cases/forged-grant.json");
+        let text = std::fs::read_to_string(&case).unwrap();
+        std::fs::write(&case, text.replacen("\"description\": \"", "\"description\": \"Edited: ", 1)).unwrap();
+        let edited = dir.path().join("edited");
+        crate::support::certify_from(&root, &edited, "adversary-embedded", Some(Shard { index: 3, count: 3 }));
+        let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), edited]).unwrap_err();
+        assert!(
+            matches!(&error, MergeError::Differs(d) if d.what == "the suite file suite/cases/forged-grant.json as"),
+            "{error}"
+        );
+        assert!(!dir.path().join("out").exists());
     }
 }
 
@@ -119,39 +155,6 @@ fn merge_refuses_an_overlap_naming_both_parts() {
     parts.push(parts[1].clone());
     let error = merge_into(&dir.path().join("out"), &parts).unwrap_err();
     assert!(matches!(&error, MergeError::Overlap { shard, .. } if shard.index == 2), "{error}");
-}
-
-#[test]
-fn merge_refuses_shards_of_another_column_count_or_suite() {
-    let dir = scratch();
-    let parts = adversary_parts();
-    // Another column.
-    let other = dir.path().join("other-column");
-    certify_shard(&other, "model-scripted", 1, None, Some(Shard { index: 3, count: 3 }));
-    let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), other]).unwrap_err();
-    assert!(matches!(&error, MergeError::Differs(d) if d.what == "the certified column"), "{error}");
-    // Another shard count.
-    let four = dir.path().join("of-four");
-    certify_shard(&four, "adversary-embedded", 1, None, Some(Shard { index: 3, count: 4 }));
-    let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), four]).unwrap_err();
-    assert!(matches!(&error, MergeError::Differs(d) if d.what == "the shard count"), "{error}");
-    // Another suite: a part certified over a case reworded, which leaves
-    // the case-set hash alone but not the suite's files.
-    let root = dir.path().join("root");
-    for folder in ["cases", "adversaries"] {
-        copy_dir(&crate::support::suite_root().join(folder), &root.join(folder));
-    }
-    let case = root.join("cases/forged-grant.json");
-    let text = std::fs::read_to_string(&case).unwrap();
-    std::fs::write(&case, text.replacen("\"description\": \"", "\"description\": \"Edited: ", 1)).unwrap();
-    let edited = dir.path().join("edited");
-    crate::support::certify_from(&root, &edited, "adversary-embedded", Some(Shard { index: 3, count: 3 }));
-    let error = merge_into(&dir.path().join("out"), &[parts[0].clone(), parts[1].clone(), edited]).unwrap_err();
-    assert!(
-        matches!(&error, MergeError::Differs(d) if d.what == "the suite file suite/cases/forged-grant.json as"),
-        "{error}"
-    );
-    assert!(!dir.path().join("out").exists());
 }
 
 #[test]
