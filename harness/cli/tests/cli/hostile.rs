@@ -15,7 +15,7 @@ fn a_closed_stdout_ends_the_printing_not_the_run_and_the_junit_file_is_written()
     let dir = tempfile::tempdir().unwrap();
     let junit = dir.path().join("junit.xml");
     let mut child = binary()
-        .args(["check", "--format", "jsonl", "--junit", junit.to_str().unwrap()])
+        .args(["check", "--column", "adversary-embedded", "--format", "jsonl", "--junit", junit.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
