@@ -618,9 +618,7 @@ impl Session {
     /// its last turn has that turn's lines quoted, never the next one's.
     #[must_use]
     pub fn stderr_mark(&self) -> u64 {
-        let tail = lock(&self.stderr);
-        let unread = self.stderr_pipe.as_ref().and_then(|pipe| rustix::io::ioctl_fionread(pipe).ok()).unwrap_or(0);
-        tail.total + unread
+        stderr_written(&lock(&self.stderr), self.stderr_pipe.as_ref())
     }
 
     /// The last bytes the runtime wrote on stderr after `mark`, so that
@@ -678,6 +676,14 @@ struct StderrTail {
     total: u64,
 }
 
+/// What the runtime has written on stderr: what the reader counted, and
+/// what the pipe still holds unread. Called with the tail's lock held,
+/// which the reader holds across each read.
+fn stderr_written(tail: &StderrTail, pipe: Option<&OwnedFd>) -> u64 {
+    let unread = pipe.and_then(|pipe| rustix::io::ioctl_fionread(pipe).ok()).unwrap_or(0);
+    tail.total + unread
+}
+
 /// Keeps the last `cap` bytes of stderr. Each read is made holding the
 /// tail's lock, once `poll` says bytes wait: a byte is then either still in
 /// the pipe or counted, never in between, which [`Session::stderr_mark`]
@@ -701,5 +707,27 @@ fn keep_tail(mut stderr: std::process::ChildStderr, cap: usize, tail: &Mutex<Std
         tail.total += n as u64;
         let over = tail.bytes.len().saturating_sub(cap);
         tail.bytes.drain(..over);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::{stderr_written, StderrTail};
+    use std::io::Write;
+    use std::os::fd::OwnedFd;
+
+    /// Bytes a runtime wrote before a mark, which the reader has not read
+    /// yet, count as written before it: they are quoted with the turn that
+    /// wrote them, never the next.
+    #[test]
+    fn stderr_still_in_the_pipe_counts_as_written_before_the_mark() {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let reader = OwnedFd::from(reader);
+        let tail = StderrTail { bytes: b"read".iter().copied().collect(), total: 4 };
+        assert_eq!(stderr_written(&tail, Some(&reader)), 4);
+        writer.write_all(b"noise of turn 1\n").unwrap();
+        assert_eq!(stderr_written(&tail, Some(&reader)), 4 + 16);
+        assert_eq!(stderr_written(&tail, None), 4, "no pipe: what was read");
     }
 }
