@@ -438,6 +438,20 @@ fn k61_derive_grant_refuses_rather_than_clamps() {
     }
 }
 
+/// The whole depth a parent leaves may be asked for: one less than its
+/// own, not fewer.
+#[test]
+fn k61_derive_grant_gives_a_child_exactly_the_depth_its_parent_leaves() {
+    let parent = root_with_window();
+    let remaining = parent.constraints.delegation_depth.unwrap() - 1;
+    let mut r = derive_request(&parent);
+    r.constraints.delegation_depth = Some(remaining);
+    let derived = derive_grant(&parent, &r).unwrap();
+    assert_eq!(derived.constraints.delegation_depth, Some(remaining));
+    r.constraints.delegation_depth = Some(remaining + 1);
+    assert_eq!(derive_grant(&parent, &r), Err(DeriveRefusal::DepthExhausted));
+}
+
 #[test]
 fn k61_derive_grant_keeps_explicit_narrower_constraints() {
     let parent = root_with_window();
