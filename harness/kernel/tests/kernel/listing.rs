@@ -2,14 +2,18 @@
 
 use crate::support;
 
+use futures::future::LocalBoxFuture;
 use serde_json::json;
+use serde_json::Value;
 use sharedos_kernel::listing::catalog_hash;
+use sharedos_kernel::ports::PolicySource;
 use sharedos_model::access::{AccessContext, Reach};
 use sharedos_model::audit::{AuditOutcome, AuditType, Source};
 use sharedos_model::tool::ToolDefinition;
 use sharedos_port::signal::AbortSignal;
 use sharedos_port::turn_kernel::TurnKernel;
 use sharedos_testkit::call::call;
+use std::rc::Rc;
 use std::sync::Arc;
 use support::*;
 
@@ -162,4 +166,34 @@ async fn k33_a_tool_withheld_for_a_fail_closed_reason_marks_the_listing_fail_clo
     assert!(kernel.list_tools(&ctx(), &AbortSignal::new()).await.unwrap().is_empty());
     let record = sink.last(AuditType::ToolCatalogListed);
     assert_eq!((record.outcome, record.fail_closed), (AuditOutcome::Succeeded, None));
+}
+
+/// A host policy source answering one version, or throwing.
+struct Policy(Result<&'static str, &'static str>);
+
+impl PolicySource for Policy {
+    fn load<'a>(
+        &'a self,
+        _: &'a AccessContext,
+        _: &'a AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<(Value, String), String>> {
+        let answer = self.0.map(|version| (json!({}), version.to_string())).map_err(str::to_string);
+        Box::pin(async move { answer })
+    }
+}
+
+#[tokio::test]
+async fn k25_a_listing_names_the_loaded_host_policy_version_and_no_other() {
+    let listed_version = |policy: Option<Policy>| async move {
+        let (grants, sink) = (Grants::of(&[read_grant()]), Sink::new());
+        let mut builder = builder(&grants, &sink).tool(TestTool::new("files.read", "read"));
+        if let Some(policy) = policy {
+            builder = builder.policy_source(Rc::new(policy));
+        }
+        builder.build().unwrap().list_tools(&ctx(), &AbortSignal::new()).await.unwrap();
+        sink.last(AuditType::ToolCatalogListed).metadata.unwrap().get("hostPolicyVersion").cloned()
+    };
+    assert_eq!(listed_version(Some(Policy(Ok("2026-11")))).await, Some(json!("2026-11")));
+    assert_eq!(listed_version(None).await, None, "no policy source, no version");
+    assert_eq!(listed_version(Some(Policy(Err("down")))).await, None, "an unavailable policy has no version");
 }
