@@ -5,7 +5,9 @@
 lists and writes what pins exactly that sample (or one shard of it, or,
 with `--rerun`, the survivors not justified as equivalent): a regex of
 their names for `--re` and a diff touching only their lines for
-`--in-diff`. `report` folds the outcomes of a run into the committed
+`--in-diff`. Once the committed results hold the whole sample, that
+sample is kept rather than drawn again from a listing that moved with the
+code. `report` folds the outcomes of a run into the committed
 results (`reports/mutants.json`) and renders `reports/mutants.md`; a
 survivor that a later run catches is kept as killed after the first run.
 """
@@ -109,18 +111,57 @@ def survivors_to_rerun():
     )
 
 
+def committed_sample(size, seed):
+    """The committed results' sample, when they hold one of this size and seed."""
+    if not os.path.exists(RESULTS):
+        return None
+    results = load(RESULTS)
+    if (results["sample"], results["seed"]) != (size, seed) or len(results["outcomes"]) != size:
+        return None
+    return sorted(results["outcomes"])
+
+
+def find_moved(wanted, listed):
+    """Each wanted name -> the listed name it is now (same file, column and
+    mutation; the nearest line when several match), or None when its code is
+    gone. Two wanted names never take the same listed one."""
+    by_key = {}
+    for name in set(listed):
+        by_key.setdefault(moved_key(name), []).append(name)
+    found = {}
+    for name in wanted:
+        _, line = line_of(name)
+        candidates = sorted(by_key.get(moved_key(name), []), key=lambda c: (abs(line_of(c)[1] - line), c))
+        taken = set(found.values())
+        found[name] = next((c for c in candidates if c not in taken), None)
+    return found
+
+
 def sample_command(args):
     listed = [m["name"] for m in load(args.listed)]
     shard = tuple(int(x) for x in args.shard.split("/"))
     if len(shard) != 2 or not 1 <= shard[0] <= shard[1]:
         sys.exit("mutants: --shard takes k/n with 1 <= k <= n, not %s" % args.shard)
-    sample, chosen = pick(listed, args.size, args.seed, shard)
+    # The committed sample stays the sample: drawing again from a listing
+    # that moved with the code would pick other mutants and make the score
+    # of a shard run again incomparable with the one committed.
+    pinned = committed_sample(args.size, args.seed)
+    if pinned is None:
+        sample, wanted = pick(listed, args.size, args.seed, shard)
+    else:
+        sample = pinned
+        wanted = [name for i, name in enumerate(sample) if i % shard[1] == shard[0] - 1]
     if args.rerun:
-        # A survivor whose lines moved is found again by its name without them.
-        open_keys = {moved_key(name) for name in survivors_to_rerun()}
-        chosen = sorted(name for name in set(listed) if moved_key(name) in open_keys)
-        if not chosen:
-            sys.exit("mutants: no open survivor to run again")
+        wanted = survivors_to_rerun()
+    moved = find_moved(wanted, listed)
+    gone = sorted(name for name, now in moved.items() if now is None)
+    if gone:
+        print("mutants: %d sampled mutants are no longer listed (their code changed): %s" % (len(gone), ", ".join(gone)))
+    renamed = {now: name for name, now in moved.items() if now is not None}
+    chosen = sorted(renamed)
+    if not chosen:
+        sys.exit("mutants: nothing to run" + (": no open survivor is still listed" if args.rerun else ""))
+    write(args.map, json.dumps(renamed, indent=2, sort_keys=True) + "\n")
     write(args.names, "".join(name + "\n" for name in chosen))
     write(args.regex, "^(" + "|".join(re.escape(name) for name in chosen) + ")$\n")
     write(args.diff, touching_diff(chosen))
@@ -140,6 +181,12 @@ def outcomes_of(path):
         if outcome is not None:
             found[scenario["Mutant"]["name"]] = outcome
     return found
+
+
+def tally(outcomes):
+    """Outcome -> how many, for every outcome this report counts."""
+    outcomes = list(outcomes)
+    return {kind: outcomes.count(kind) for kind in OUTCOMES.values()}
 
 
 def wilson(caught, total, z=1.96):
@@ -207,6 +254,12 @@ def render(results, handled):
     lines += ["", "## Timed out", ""]
     lines += table(["Mutant", "What the run showed"],
                    [(name, handled.get(name, "open: not looked at yet")) for name in timed_out])
+    lines += ["", "## Shards run again", "",
+              "A shard of the committed sample run again on later code, as a check that the score has not dropped: "
+              "its outcomes then, and now (the outcomes above are the latest).", ""]
+    shown = lambda counts: ", ".join("%s %d" % (kind, counts[kind]) for kind in OUTCOMES.values())
+    lines += table(["Shard", "Before", "After"],
+                   [(each["shard"], shown(each["before"]), shown(each["after"])) for each in results.get("rechecks", [])])
     lines += ["", "## Missed at first, caught after new tests", ""]
     lines += table(["Mutant", "What kills it"], [(name, handled.get(name, "")) for name in killed_later])
     return "\n".join(lines) + "\n"
@@ -218,14 +271,14 @@ def report_command(args):
     if results is None or (results["sample"], results["seed"]) != (args.size, args.seed):
         results = fresh
     results["listed"] = args.listed
-    fresh_outcomes = outcomes_of(args.outcomes)
-    if args.names:
-        with open(args.names, encoding="utf-8") as handle:
-            sampled = set(handle.read().split("\n")) - {""}
-        fresh_outcomes = {name: o for name, o in fresh_outcomes.items() if name in sampled}
-    # A re-run mutant whose lines moved is recorded under the name it was sampled by.
-    earlier = {moved_key(name): name for name in results["outcomes"]}
-    fresh_outcomes = {earlier.get(moved_key(name), name): o for name, o in fresh_outcomes.items()}
+    # A mutant whose lines moved is recorded under the name it was sampled by;
+    # anything run but not sampled (a "delete field" mutant on a sampled line) is left out.
+    renamed = load(args.map)
+    fresh_outcomes = {renamed[name]: o for name, o in outcomes_of(args.outcomes).items() if name in renamed}
+    again = {name: results["outcomes"][name] for name in fresh_outcomes if name in results["outcomes"]}
+    if again and args.shard != "rerun":
+        results.setdefault("rechecks", []).append(
+            {"shard": args.shard, "before": tally(again.values()), "after": tally(fresh_outcomes[n] for n in again)})
     killed_later = set(results.get("killedLater", []))
     for name, outcome in fresh_outcomes.items():
         if outcome == "caught" and results["outcomes"].get(name) in ("missed", "timeout"):
@@ -249,13 +302,14 @@ def main():
     report = sub.add_parser("report")
     report.add_argument("--outcomes", required=True, help="a run's mutants.out/outcomes.json")
     report.add_argument("--listed", type=int, required=True, help="how many mutants were listed")
-    report.add_argument("--names", help="keep only these mutants' outcomes (the sampled ones)")
+    report.add_argument("--map", required=True, help="the sample's map: name run -> name sampled")
     for each in (sample, report):
         each.add_argument("--size", type=int, default=200)
         each.add_argument("--seed", type=int, default=18)
         each.add_argument("--shard", default="1/1")
     sample.add_argument("--rerun", action="store_true", help="the open survivors instead of a shard")
     sample.add_argument("--names", required=True)
+    sample.add_argument("--map", required=True, help="where to write: name run -> name sampled")
     sample.add_argument("--regex", required=True)
     sample.add_argument("--diff", required=True)
     args = parser.parse_args()

@@ -6,7 +6,10 @@
 #
 # The default is a fixed-seed uniform sample of SIZE mutants (200, seed
 # SEED=18); SHARD=k/n runs one round-robin shard of that sample, so the
-# sample can be finished across sessions; ALL=1 makes the sample the whole
+# sample can be finished across sessions. Once reports/mutants.json holds
+# the whole sample, shards are drawn from it, each mutant found again by
+# name when its line moved, so a shard run again on later code is compared
+# with its committed outcomes; ALL=1 makes the sample the whole
 # list; RERUN=1 runs again every survivor not justified as equivalent (once
 # a test meant to kill it exists). Each run folds its outcomes into
 # reports/mutants.json and renders reports/mutants.md; how each survivor is
@@ -29,7 +32,7 @@ rerun=""
 sampled="$shard"
 if [ "${RERUN:-0}" = 1 ]; then rerun="--rerun"; sampled="1/1"; shard="rerun"; fi
 python3 scripts/mutants.py sample --listed "$out/listed.json" --size "$size" --seed "$seed" --shard "$sampled" \
-    $rerun --names "$out/names.txt" --regex "$out/regex.txt" --diff "$out/sample.diff"
+    $rerun --names "$out/names.txt" --map "$out/map.json" --regex "$out/regex.txt" --diff "$out/sample.diff"
 # The diff pins the sampled lines, the regex the sampled mutants on them.
 # Together they select the whole sample, plus any "delete field" mutant on
 # a sampled line (cargo-mutants 27 does not apply --re to those): it is run
@@ -51,5 +54,5 @@ case "$status" in
     0 | 2 | 3) ;;
     *) echo "mutants: cargo mutants exited $status" >&2; exit "$status" ;;
 esac
-python3 scripts/mutants.py report --outcomes "$out/mutants.out/outcomes.json" --names "$out/names.txt" \
+python3 scripts/mutants.py report --outcomes "$out/mutants.out/outcomes.json" --map "$out/map.json" \
     --listed "$listed" --size "$size" --seed "$seed" --shard "$shard"
