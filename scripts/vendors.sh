@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../vendors"
 npm ci --no-audit --no-fund --loglevel=error
 bin=node_modules/.bin
+# Each --version runs in a throwaway home: with the user's, Codex writes
+# under ~/.codex even to print its version.
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
 for cli in codex claude pi; do
-  printf '%-7s %s\n' "$cli" "$("$bin/$cli" --version 2>&1 | head -n 1)"
+  printf '%-7s %s\n' "$cli" "$(HOME="$home" CODEX_HOME="$home" "$bin/$cli" --version 2>&1 | grep -v "^WARNING" | head -n 1)"
 done

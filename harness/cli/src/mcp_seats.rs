@@ -7,6 +7,7 @@ use crate::args::McpRelayArgs;
 use crate::exit::Exit;
 use sharedos_grading::input::loader::Suite;
 use sharedos_mcp::live::{cli_version, command_available};
+use sharedos_mcp::path::cli_path;
 use sharedos_mcp::relay::relay as carry;
 use sharedos_mcp::serve::RelayCommand;
 
@@ -26,9 +27,14 @@ pub fn prepare(suite: &mut Suite) -> Vec<String> {
         // The CLI is found on the seat's own PATH when it names one.
         let path = seat.launch.env.get("PATH").map(std::ffi::OsString::from).or_else(|| std::env::var_os("PATH"));
         if command_available(&seat.launch.command, path.as_deref()) {
+            // Unless the seat names one, the CLI's PATH is the harness's
+            // choice: its interpreter's folder and the system's.
+            if !seat.launch.env.contains_key("PATH") {
+                seat.launch.env.insert("PATH".into(), cli_path(&seat.launch.command, path.as_deref()));
+            }
             // Recorded in every record's runtime manifest: a newer CLI is a
             // deliberate bump, and its verdicts are compared with the old.
-            mcp.cli_version = cli_version(&seat.launch.command, &seat.launch.env);
+            mcp.cli_version = cli_version(mcp.vendor, &seat.launch.command, &seat.launch.env);
             return true;
         }
         tell!(

@@ -20,14 +20,15 @@ pub struct TurnHome {
 }
 
 impl TurnHome {
-    /// Makes `home/`, `tmp/` and `work/` inside `workspace`.
+    /// Makes `home/`, `tmp/` and `work/` inside `workspace`, each readable
+    /// by its user alone.
     ///
     /// # Errors
     /// When a folder cannot be made.
     pub fn make(workspace: &Path) -> std::io::Result<TurnHome> {
         let home = TurnHome { home: workspace.join("home"), tmp: workspace.join("tmp"), work: workspace.join("work") };
         for dir in [&home.home, &home.tmp, &home.work] {
-            std::fs::create_dir_all(dir)?;
+            private_folder(dir)?;
         }
         Ok(home)
     }
@@ -52,4 +53,27 @@ impl TurnHome {
             ("TMPDIR".to_string(), path(self.tmp.clone())),
         ])
     }
+}
+
+/// Makes `path` and any folder missing above it, mode 0700.
+///
+/// # Errors
+/// When a folder cannot be made.
+pub fn private_folder(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
+}
+
+/// Writes `contents` to `path`, readable and writable by its user alone
+/// (0600) from the moment it exists: one such file holds the bearer token.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
+    // A file that was there already keeps its mode through `open`.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(contents)
 }

@@ -18,6 +18,7 @@ pub mod http;
 pub mod latch;
 pub mod lines;
 pub mod live;
+pub mod path;
 pub mod recipe;
 pub mod relay;
 pub mod runtime;

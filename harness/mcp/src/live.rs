@@ -5,8 +5,8 @@
 
 use crate::containment::{asks_for_own_tools, own_calls, placed, Canaries};
 use crate::harness::{Connection, HarnessExit, HarnessLaunch, McpHarness, Transport};
-use crate::home::TurnHome;
-use crate::recipe::{mcp_recipe, McpRecipe, RecipeInput};
+use crate::home::{private_folder, write_private, TurnHome};
+use crate::recipe::{home_variables, mcp_recipe, McpRecipe, RecipeInput};
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use sharedos_conformance_metadata::witness::WitnessLog;
@@ -176,8 +176,8 @@ impl LiveHarness {
             let path = input.workspace.join(&file.name);
             let written = path
                 .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::write(&path, &file.contents));
+                .map_or(Ok(()), private_folder)
+                .and_then(|()| write_private(&path, file.contents.as_bytes()));
             if let Err(error) = written {
                 return not_started(format!("write {}: {error}", file.name));
             }
@@ -293,15 +293,27 @@ pub fn command_available(command: &str, path: Option<&std::ffi::OsStr>) -> bool 
 /// How long a CLI may take to print its version.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The first line `command --version` prints, run with only `env`; `None`
-/// when it cannot be started, fails, prints nothing or takes too long.
+/// The first line `command --version` prints on stdout, or else on stderr
+/// (where Pi prints it), run with only `env` and in a
+/// home of its own, deleted afterwards (with no home, a CLI falls back on
+/// the user's real one and writes there); `None` when it cannot be
+/// started, fails, prints nothing or takes too long.
 /// Nothing it starts outlives the probe: it runs in a group of its own,
 /// killed once it has exited or run out of time, and its stdout is read
 /// on a thread of its own, so a process it left behind holding stdout
 /// open holds up nothing.
 #[must_use]
-pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<String> {
-    use std::io::Read as _;
+pub fn cli_version(vendor: Vendor, command: &str, env: &BTreeMap<String, String>) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let private = std::fs::Permissions::from_mode(0o700);
+    let folder = tempfile::Builder::new().prefix("sharedos-probe-").permissions(private).tempdir().ok()?;
+    let home = TurnHome::make(folder.path()).ok()?;
+    let mut env = env.clone();
+    env.extend(home_variables(vendor, &home));
+    probe_version(command, &env)
+}
+
+fn probe_version(command: &str, env: &BTreeMap<String, String>) -> Option<String> {
     use std::os::unix::process::CommandExt as _;
     use std::process::{Command, Stdio};
     let mut child = Command::new(command)
@@ -310,18 +322,12 @@ pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<Stri
         .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
         .ok()?;
-    let (sent, printed) = std::sync::mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let read = stdout.take(4096).read_to_string(&mut text);
-            let _ = sent.send(read.map(|_| text));
-        });
-    }
+    let stdout = child.stdout.take().map(read_on_a_thread);
+    let stderr = child.stderr.take().map(read_on_a_thread);
     let started = std::time::Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -338,7 +344,24 @@ pub fn cli_version(command: &str, env: &BTreeMap<String, String>) -> Option<Stri
     let _ = child.kill();
     let _ = child.wait();
     let status = status?;
-    let printed = printed.recv_timeout(VERSION_TIMEOUT.saturating_sub(started.elapsed())).ok()?.ok()?;
-    let line = printed.lines().next()?.trim();
-    (status.success() && !line.is_empty()).then(|| line.to_string())
+    let first_line = |printed: Option<std::sync::mpsc::Receiver<String>>| {
+        let text = printed?.recv_timeout(VERSION_TIMEOUT.saturating_sub(started.elapsed())).ok()?;
+        text.lines().map(str::trim).find(|line| !line.is_empty()).map(str::to_string)
+    };
+    // Pi prints its version on stderr; Codex may warn there first.
+    let line = first_line(stdout).or_else(|| first_line(stderr))?;
+    status.success().then_some(line)
+}
+
+/// What `pipe` gives, up to 4 KiB, read on a thread of its own so that a
+/// process left holding it open holds up nothing.
+fn read_on_a_thread(pipe: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::Read as _;
+    let (sent, printed) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.take(4096).read_to_end(&mut bytes);
+        let _ = sent.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    printed
 }

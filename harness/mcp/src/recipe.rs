@@ -3,9 +3,9 @@
 //! that starts it with nothing of its own but that server.
 //!
 //! A bearer token never goes on a command line, which other processes can
-//! read: Claude Code, DeepSeek and Pi read it from a config file in the
-//! turn's workspace, Codex from an environment variable its config names
-//! (`bearer_token_env_var`). Every recipe gives its CLI the turn's own home
+//! read, nor in the CLI's environment, which every program it starts
+//! inherits: each CLI reads it from a config file in the turn's workspace
+//! (0600, the workspace 0700). Every recipe gives its CLI the turn's own home
 //! ([`TurnHome`]), and, with the scripted model, points it at that model
 //! with the CLI's own retries against it off.
 
@@ -22,7 +22,7 @@ use sharedos_scripted_model::server::ModelEndpoint;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use codex::{CODEX_MODEL_KEY_VARIABLE, CODEX_TOKEN_VARIABLE};
+pub use codex::CODEX_CONFIG_FILE;
 pub use deepseek::DEEPSEEK_PROFILE_VARIABLE;
 pub use pi::PI_MCP_ADAPTER;
 
@@ -110,13 +110,30 @@ pub fn mcp_recipe(vendor: Vendor, input: &RecipeInput<'_>) -> Result<McpRecipe, 
     }
 }
 
-/// A recipe starting `command` with `args` in the turn's own home.
-fn base_recipe(command: &str, args: Vec<String>, home: &TurnHome) -> McpRecipe {
+/// The variables pointing `vendor`'s CLI at `home` for everything it
+/// keeps: the home's own ([`TurnHome::variables`]) and the CLI's folder
+/// variable, which it reads before `HOME`. The `--version` probe runs with
+/// these too, in a home of its own.
+#[must_use]
+pub fn home_variables(vendor: Vendor, home: &TurnHome) -> BTreeMap<String, String> {
+    let mut variables = home.variables();
+    let own = match vendor {
+        Vendor::Codex => Some(("CODEX_HOME", home.home.clone())),
+        Vendor::ClaudeCode => Some(("CLAUDE_CONFIG_DIR", home.below(".claude"))),
+        Vendor::Pi => Some(("PI_CODING_AGENT_DIR", home.below(pi::AGENT_DIR))),
+        Vendor::DeepSeek => None,
+    };
+    variables.extend(own.map(|(name, path)| (name.to_string(), path.display().to_string())));
+    variables
+}
+
+/// A recipe starting `vendor`'s `command` with `args` in the turn's own home.
+fn base_recipe(vendor: Vendor, command: &str, args: Vec<String>, home: &TurnHome) -> McpRecipe {
     McpRecipe {
         files: Vec::new(),
         command: command.to_string(),
         args,
-        env: home.variables(),
+        env: home_variables(vendor, home),
         stdin: None,
         keep_stdin_open: false,
         cli_retries: false,

@@ -141,9 +141,12 @@ async fn remove_workspace(workspace: tempfile::TempDir) {
     }
 }
 
+/// Makes the turn's workspace, readable by its user alone (0700): it holds
+/// the bearer token and the CLI's home, which no other local user may read.
 fn make_workspace(root: Option<&Path>) -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt as _;
     let mut builder = tempfile::Builder::new();
-    builder.prefix("sharedos-mcp-");
+    builder.prefix("sharedos-mcp-").permissions(std::fs::Permissions::from_mode(0o700));
     match root {
         Some(root) => builder.tempdir_in(root),
         None => builder.tempdir(),

@@ -92,9 +92,79 @@ fn containment_cells(seat: &Path, column: &str) -> Vec<(String, String, String)>
         .collect()
 }
 
+/// Every file and folder under `root`, with each file's bytes, sorted.
+fn tree(root: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    let mut entries = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            let name = path.strip_prefix(root).unwrap().display().to_string();
+            if entry.file_type().unwrap().is_dir() {
+                folders.push(path);
+                entries.push((name, None));
+            } else {
+                entries.push((name, std::fs::read(&path).ok()));
+            }
+        }
+    }
+    entries.sort();
+    entries
+}
+
 /// Run by the heavy stage (`cargo test --workspace --locked -- --ignored heavy::`).
 mod heavy {
     use super::*;
+
+    /// Classes 2 and 3 of the live-turns work: with the user's HOME a
+    /// watched folder laid out like a real one and a folder first on the
+    /// user's PATH holding programs a CLI runs by name (Codex runs
+    /// `lsb_release` and `getconf` at each turn), each pinned CLI's probe
+    /// and turn change nothing in that home, and no program of that folder
+    /// runs: the CLI's PATH and home are the harness's choice.
+    #[test]
+    #[ignore = "heavy"]
+    fn no_pinned_cli_writes_into_the_users_home_or_runs_a_program_from_the_users_path() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let folder = tempfile::tempdir().unwrap();
+        let (home, decoys, ran) = (folder.path().join("home"), folder.path().join("decoys"), folder.path().join("ran"));
+        for (file, text) in [(".ssh/id_ed25519", "a private key"), (".config/git/config", "[user]"), (".bashrc", "")] {
+            std::fs::create_dir_all(home.join(file).parent().unwrap()).unwrap();
+            std::fs::write(home.join(file), text).unwrap();
+        }
+        std::fs::create_dir_all(&decoys).unwrap();
+        for name in ["lsb_release", "getconf", "uname", "cut", "tr", "git", "sh", "bash"] {
+            let path = decoys.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\nenv > \"{}/{name}\"\nexit 1\n", ran.display())).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(&ran).unwrap();
+        let before = tree(&home);
+        let path = format!("{}:{}", decoys.display(), std::env::var("PATH").unwrap_or_default());
+        for (vendor, cli) in [("codex", "codex"), ("claude-code", "claude"), ("pi", "pi")] {
+            if !installed(cli) {
+                return;
+            }
+            let seat = root().join(format!("harness/seats/vendors/{vendor}.json"));
+            let output = Command::new(BINARY)
+                .arg("run")
+                .arg("--root")
+                .arg(root())
+                .arg("--seat")
+                .arg(&seat)
+                .args(["--column", &format!("mcp:{vendor}"), "--case", "bounded-grant", "--format", "jsonl"])
+                .env("HOME", &home)
+                .env("PATH", &path)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert_eq!(output.status.code(), Some(0), "{vendor}: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+            assert!(stdout.contains(r#""status":"pass""#), "{vendor}: {stdout}");
+            assert_eq!(tree(&home), before, "{vendor} changed the user's home");
+            let decoys_run: Vec<_> = std::fs::read_dir(&ran).unwrap().flatten().map(|e| e.file_name()).collect();
+            assert!(decoys_run.is_empty(), "{vendor} ran {decoys_run:?} from the user's PATH");
+        }
+    }
 
     #[test]
     #[ignore = "heavy"]

@@ -11,6 +11,7 @@
 use super::{base_recipe, pretty, strings, ConfigFile, McpRecipe, RecipeInput, TOOL_TIMEOUT_SECS};
 use crate::harness::Connection;
 use serde_json::{json, Value};
+use sharedos_drivers::vendor::Vendor;
 
 /// The config file's name, in the workspace (not the CLI's working folder).
 const CONFIG_FILE: &str = ".mcp.json";
@@ -36,8 +37,7 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
     args.extend(strings(&["--strict-mcp-config", "--tools", "", "--allowedTools"]));
     args.push(format!("mcp__{}", input.server_name));
     args.extend(strings(&["--max-turns", "24"]));
-    let mut recipe = base_recipe("claude", args, input.home);
-    recipe.env.insert("CLAUDE_CONFIG_DIR".into(), input.home.below(".claude").display().to_string());
+    let mut recipe = base_recipe(Vendor::ClaudeCode, "claude", args, input.home);
     for (name, value) in
         [("DISABLE_TELEMETRY", "1"), ("DISABLE_AUTOUPDATER", "1"), ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")]
     {

@@ -6,13 +6,13 @@
 //! resource tools, which only reach the turn's server) acts on nothing
 //! outside the envelope.
 
-use super::{base_recipe, strings, McpRecipe, RecipeInput, SCRIPTED_MODEL_NAME, TOOL_TIMEOUT_SECS};
+use super::{base_recipe, strings, ConfigFile, McpRecipe, RecipeInput, SCRIPTED_MODEL_NAME, TOOL_TIMEOUT_SECS};
 use crate::harness::Connection;
+use sharedos_drivers::vendor::Vendor;
 
-/// The variable Codex reads the bearer token from.
-pub const CODEX_TOKEN_VARIABLE: &str = "SHAREDOS_MCP_TOKEN";
-/// The variable Codex reads the scripted model's key from.
-pub const CODEX_MODEL_KEY_VARIABLE: &str = "SHAREDOS_MODEL_KEY";
+/// Codex's own config file, in its home (`CODEX_HOME`, the turn's home):
+/// it alone holds the bearer token and the model's key.
+pub const CODEX_CONFIG_FILE: &str = "home/config.toml";
 /// The provider the scripted model is configured as.
 const PROVIDER: &str = "sharedos-scripted";
 
@@ -52,19 +52,23 @@ const LOCKDOWN: &[&str] = &[
 ];
 
 /// Codex takes its server on the command line (`-c key=value`, values in
-/// TOML); the token, if any, through a variable the config names; its
-/// state in the turn's home (`CODEX_HOME`).
+/// TOML), its state in the turn's home (`CODEX_HOME`), and the token and
+/// the model's key in its own config file there (0600, in a 0700 home):
+/// neither is in its environment, which every program Codex starts
+/// inherits (it runs `lsb_release`, `getconf` and others found on `PATH`
+/// at each turn), nor on its command line, which any local user can read.
 pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
     let key = |name: &str| format!("mcp_servers.{}.{name}", input.server_name);
     let mut settings: Vec<(String, toml::Value)> = Vec::new();
-    let mut env = input.home.variables();
-    env.insert("CODEX_HOME".into(), input.home.home.display().to_string());
+    let mut secrets = toml::Table::new();
     match input.connection {
         Connection::Http { url, token } => {
             settings.push((key("url"), toml::Value::String(url.clone())));
             if let Some(token) = token {
-                settings.push((key("bearer_token_env_var"), toml::Value::String(CODEX_TOKEN_VARIABLE.into())));
-                env.insert(CODEX_TOKEN_VARIABLE.to_string(), token.clone());
+                let headers = toml::Table::from_iter([("Authorization".to_string(), format!("Bearer {token}").into())]);
+                let server = toml::Table::from_iter([("http_headers".to_string(), headers.into())]);
+                let servers = toml::Table::from_iter([(input.server_name.to_string(), server.into())]);
+                secrets.insert("mcp_servers".into(), servers.into());
             }
         }
         Connection::Stdio { command, args } => {
@@ -85,12 +89,13 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
         settings.push(("model_provider".into(), toml::Value::String(PROVIDER.into())));
         settings.push((provider("name"), toml::Value::String("SharedOS scripted model".into())));
         settings.push((provider("base_url"), toml::Value::String(format!("{}/v1", model.base_url))));
-        settings.push((provider("env_key"), toml::Value::String(CODEX_MODEL_KEY_VARIABLE.into())));
         settings.push((provider("wire_api"), toml::Value::String("responses".into())));
         settings.push((provider("request_max_retries"), toml::Value::Integer(0)));
         settings.push((provider("stream_max_retries"), toml::Value::Integer(0)));
         settings.push(("model".into(), toml::Value::String(SCRIPTED_MODEL_NAME.into())));
-        env.insert(CODEX_MODEL_KEY_VARIABLE.to_string(), model.key.clone());
+        let key = toml::Table::from_iter([("experimental_bearer_token".to_string(), model.key.clone().into())]);
+        let providers = toml::Table::from_iter([(PROVIDER.to_string(), key.into())]);
+        secrets.insert("model_providers".into(), providers.into());
     }
     let mut args = strings(&["exec", "--json", "--skip-git-repo-check", "--ephemeral"]);
     args.extend(strings(LOCKDOWN));
@@ -99,7 +104,9 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
         args.push(format!("{key}={value}"));
     }
     args.push(input.prompt.to_string());
-    let mut recipe = base_recipe("codex", args, input.home);
-    recipe.env = env;
+    let mut recipe = base_recipe(Vendor::Codex, "codex", args, input.home);
+    if !secrets.is_empty() {
+        recipe.files.push(ConfigFile { name: CODEX_CONFIG_FILE.into(), contents: secrets.to_string() });
+    }
     recipe
 }

@@ -4,6 +4,7 @@
 
 use super::{base_recipe, ConfigFile, McpRecipe, RecipeError, RecipeInput, TOOL_TIMEOUT_SECS};
 use crate::harness::Connection;
+use sharedos_drivers::vendor::Vendor;
 
 /// The variable naming DeepSeek's profile, `headless` unless a seat sets it.
 pub const DEEPSEEK_PROFILE_VARIABLE: &str = "DSH_PROFILE";
@@ -48,7 +49,7 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> Result<McpRecipe, RecipeError> 
         patch.display().to_string(),
         input.prompt.to_string(),
     ];
-    let mut recipe = base_recipe("dsh", args, input.home);
+    let mut recipe = base_recipe(Vendor::DeepSeek, "dsh", args, input.home);
     recipe.files.push(ConfigFile { name: "cordis.patch.yml".into(), contents: lines.join("\n") + "\n" });
     Ok(recipe)
 }

@@ -8,13 +8,14 @@
 use super::{base_recipe, pretty, strings, ConfigFile, McpRecipe, RecipeInput, SCRIPTED_MODEL_NAME, TOOL_TIMEOUT_SECS};
 use crate::harness::Connection;
 use serde_json::{json, Value};
+use sharedos_drivers::vendor::Vendor;
 
 /// The adapter extension, written into each turn's workspace.
 pub const PI_MCP_ADAPTER: &str = include_str!("../../adapters/pi/sharedos-mcp.js");
 /// Its file name in the workspace.
 const ADAPTER_FILE: &str = "sharedos-mcp.js";
 /// Pi's agent folder, below the turn's home.
-const AGENT_DIR: &str = ".pi/agent";
+pub(super) const AGENT_DIR: &str = ".pi/agent";
 /// The provider the scripted model is configured as.
 const PROVIDER: &str = "sharedos-scripted";
 
@@ -49,7 +50,6 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
         "-e",
     ]);
     args.push(adapter.display().to_string());
-    let agent_dir = input.home.below(AGENT_DIR);
     let mut settings =
         json!({ "quietStartup": true, "enableInstallTelemetry": false, "compaction": { "enabled": false } });
     let mut files = vec![
@@ -70,12 +70,11 @@ pub(super) fn recipe(input: &RecipeInput<'_>) -> McpRecipe {
         files.push(ConfigFile { name: format!("home/{AGENT_DIR}/models.json"), contents: pretty(&models) });
     }
     files.push(ConfigFile { name: format!("home/{AGENT_DIR}/settings.json"), contents: pretty(&settings) });
-    let mut recipe = base_recipe("pi", args, input.home);
+    let mut recipe = base_recipe(Vendor::Pi, "pi", args, input.home);
     recipe.files = files;
     for (name, value) in [("PI_OFFLINE", "1"), ("PI_SKIP_VERSION_CHECK", "1"), ("PI_TELEMETRY", "0")] {
         recipe.env.insert(name.into(), value.into());
     }
-    recipe.env.insert("PI_CODING_AGENT_DIR".into(), agent_dir.display().to_string());
     // The adapter reads its config from beside the working folder, not in it.
     recipe.env.insert("SHAREDOS_MCP_CONFIG".into(), input.workspace.join(".mcp.json").display().to_string());
     recipe.stdin = Some(json!({ "id": input.execution_id, "type": "prompt", "message": input.prompt }).to_string());

@@ -121,6 +121,32 @@ async fn the_token_file_goes_with_the_turn_even_while_a_process_the_cli_left_beh
 }
 
 #[tokio::test]
+async fn the_turns_folders_and_token_file_are_its_users_alone_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("modes.txt");
+    // While the turn runs: the modes of the workspace, the token file and
+    // the CLI's folders, and whether another user (`nobody`) can read the
+    // token file, when this test runs as root and so can try.
+    let body = format!(
+        "ws=$(dirname \"$PWD\")\n{{ stat -c '%a %n' \"$ws\" \"$ws/.mcp.json\" \"$HOME\" \"$TMPDIR\" \"$PWD\"\n\
+         if [ \"$(id -u)\" != 0 ]; then echo 'nobody: not tried'\n\
+         elif setpriv --reuid=65534 --regid=65534 --clear-groups cat \"$ws/.mcp.json\" >/dev/null 2>&1; then echo 'nobody: read it'\n\
+         else echo 'nobody: refused'; fi; }} > \"$ENV_OUT\"\necho '{RESULT}'"
+    );
+    let command = script(dir.path(), &body);
+    let env = BTreeMap::from([("ENV_OUT".to_string(), out.display().to_string())]);
+    let result = turn(cli(Vendor::ClaudeCode, command, env, 60_000), 10_000).await;
+    assert_eq!(result.status, ExecutionStatus::Succeeded, "{:?}", result.error);
+    let seen = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = seen.lines().collect();
+    assert_eq!(lines.len(), 6, "{seen}");
+    let modes: Vec<&str> = lines[..5].iter().map(|line| line.split_once(' ').unwrap().0).collect();
+    assert_eq!(modes, ["700", "600", "700", "700", "700"], "{seen}");
+    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    assert_eq!(lines[5], if root { "nobody: refused" } else { "nobody: not tried" });
+}
+
+#[tokio::test]
 async fn d50_a_silent_session_cli_has_stdin_closed_after_the_idle_timeout_and_stderr_counts_as_activity() {
     let dir = tempfile::tempdir().unwrap();
     // Says nothing on stdout; talks on stderr for 600 ms, then waits for
@@ -160,13 +186,12 @@ async fn a_live_cli_sees_only_its_seats_variables_and_its_recipes() {
     let mut names: Vec<&str> = seen.lines().filter_map(|line| line.split_once('=').map(|(name, _)| name)).collect();
     names.retain(|name| !matches!(*name, "PWD" | "SHLVL" | "_"));
     names.sort_unstable();
-    // The seat's two, Codex's token and home, and the turn's own home.
+    // The seat's two, Codex's home, and the turn's own home: no token.
     let expected = [
         "CODEX_HOME",
         "ENV_OUT",
         "HOME",
         "PATH",
-        "SHAREDOS_MCP_TOKEN",
         "TMPDIR",
         "XDG_CACHE_HOME",
         "XDG_CONFIG_HOME",
@@ -222,7 +247,7 @@ fn a_version_probe_waits_for_no_process_its_cli_leaves_behind_and_leaves_none() 
     let command = script(dir.path(), &body);
     let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
     let (sent, received) = std::sync::mpsc::channel();
-    std::thread::spawn(move || sent.send(sharedos_mcp::live::cli_version(&command, &env)));
+    std::thread::spawn(move || sent.send(sharedos_mcp::live::cli_version(Vendor::Codex, &command, &env)));
     // A guard against hanging only: the probe's own bound is 20 s.
     let version = received.recv_timeout(Duration::from_secs(60));
     let left = std::fs::read_to_string(&pids).unwrap_or_default().trim().to_string();
@@ -240,4 +265,37 @@ fn a_version_probe_waits_for_no_process_its_cli_leaves_behind_and_leaves_none() 
     }
     let _ = std::process::Command::new("kill").arg("-KILL").arg(&left).status();
     panic!("the process {left} the probed CLI left behind outlived the probe");
+}
+
+/// With no home of its own, a probed CLI falls back on the user's real one
+/// (Codex writes under `~/.codex` from `--version`): the probe gives it a
+/// home, `CODEX_HOME` included, deleted once it has answered.
+#[test]
+fn a_version_probe_runs_in_a_home_of_its_own_deleted_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("env.txt");
+    let command = script(dir.path(), &format!("env > '{}'\necho 1.0.0", out.display()));
+    let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
+    assert_eq!(sharedos_mcp::live::cli_version(Vendor::Codex, &command, &env).as_deref(), Some("1.0.0"));
+    let seen = std::fs::read_to_string(&out).unwrap();
+    let value = |name: &str| seen.lines().find_map(|line| line.strip_prefix(&format!("{name}="))).map(Path::new);
+    let home = value("HOME").expect("the probe has a HOME");
+    assert!(home.starts_with(std::env::temp_dir()), "a home of the probe's own: {}", home.display());
+    assert_eq!(value("CODEX_HOME"), Some(home), "Codex keeps its state there too");
+    assert!(value("TMPDIR").is_some_and(|tmp| tmp.starts_with(home.parent().unwrap())));
+    assert!(!home.exists(), "deleted once the probe has answered");
+}
+
+/// Pi prints its version on stderr; Codex may print a warning there first
+/// and its version on stdout. Either way the manifest names the version.
+#[test]
+fn a_version_probe_reads_stdout_first_and_stderr_when_stdout_says_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
+    let on_stderr = script(dir.path(), "echo 0.73.1 >&2");
+    assert_eq!(sharedos_mcp::live::cli_version(Vendor::Pi, &on_stderr, &env).as_deref(), Some("0.73.1"));
+    let both = script(dir.path(), "echo 'WARNING: no aliases' >&2\necho codex-cli 0.169.0");
+    assert_eq!(sharedos_mcp::live::cli_version(Vendor::Codex, &both, &env).as_deref(), Some("codex-cli 0.169.0"));
+    let failing = script(dir.path(), "echo 1.0.0\nexit 3");
+    assert_eq!(sharedos_mcp::live::cli_version(Vendor::Codex, &failing, &env), None);
 }

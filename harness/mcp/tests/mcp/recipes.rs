@@ -84,6 +84,7 @@ fn args(recipe: &McpRecipe) -> Vec<&str> {
 
 fn token_only_in_files(recipe: &McpRecipe) {
     assert!(recipe.args.iter().all(|arg| !arg.contains(TOKEN)), "the token is never on the command line");
+    assert!(recipe.env.values().all(|value| !value.contains(TOKEN)), "nor in the environment");
 }
 
 #[test]
@@ -174,7 +175,7 @@ const CODEX_LOCKDOWN: [&str; 26] = [
 ];
 
 #[test]
-fn codex_takes_its_server_as_config_flags_its_token_from_a_variable_and_approves_the_servers_tools() {
+fn codex_takes_its_server_as_config_flags_its_token_from_its_own_config_file_and_approves_the_servers_tools() {
     let recipe = recipe(Vendor::Codex, &http());
     assert_eq!(recipe.command, "codex");
     let args = args(&recipe);
@@ -186,8 +187,6 @@ fn codex_takes_its_server_as_config_flags_its_token_from_a_variable_and_approves
             "-c",
             "mcp_servers.sharedos.url=\"http://127.0.0.1:4242/mcp\"",
             "-c",
-            "mcp_servers.sharedos.bearer_token_env_var=\"SHAREDOS_MCP_TOKEN\"",
-            "-c",
             "mcp_servers.sharedos.required=true",
             "-c",
             "mcp_servers.sharedos.tool_timeout_sec=120",
@@ -196,10 +195,15 @@ fn codex_takes_its_server_as_config_flags_its_token_from_a_variable_and_approves
             PROMPT,
         ]
     );
-    assert!(recipe.files.is_empty());
+    // The token is in Codex's own config file, in its home, and nowhere in
+    // its environment, which every program Codex starts inherits.
+    assert_eq!(
+        file(&recipe, "home/config.toml"),
+        "[mcp_servers.sharedos.http_headers]\nAuthorization = \"Bearer t0k3n\"\n"
+    );
+    assert_eq!(recipe.files.len(), 1);
     in_its_own_home(&recipe);
     assert_eq!(recipe.env.get("CODEX_HOME").map(String::as_str), Some("/ws/home"));
-    assert_eq!(recipe.env.get("SHAREDOS_MCP_TOKEN").map(String::as_str), Some(TOKEN));
     token_only_in_files(&recipe);
 }
 
@@ -211,7 +215,6 @@ fn codex_with_the_scripted_model_gets_a_provider_of_its_own_with_no_retries() {
     for expected in [
         "model_provider=\"sharedos-scripted\"",
         "model_providers.sharedos-scripted.base_url=\"http://127.0.0.1:5151/v1\"",
-        "model_providers.sharedos-scripted.env_key=\"SHAREDOS_MODEL_KEY\"",
         "model_providers.sharedos-scripted.wire_api=\"responses\"",
         "model_providers.sharedos-scripted.request_max_retries=0",
         "model_providers.sharedos-scripted.stream_max_retries=0",
@@ -219,8 +222,13 @@ fn codex_with_the_scripted_model_gets_a_provider_of_its_own_with_no_retries() {
     ] {
         assert!(settings.contains(&expected), "{expected} in {settings:?}");
     }
-    assert_eq!(recipe.env.get("SHAREDOS_MODEL_KEY").map(String::as_str), Some("sk-sharedos-k3y"));
+    let config = file(&recipe, "home/config.toml");
+    assert!(
+        config.contains("[model_providers.sharedos-scripted]\nexperimental_bearer_token = \"sk-sharedos-k3y\"\n"),
+        "{config}"
+    );
     assert!(recipe.args.iter().all(|arg| !arg.contains("k3y")), "the model's key is never on the command line");
+    assert!(recipe.env.values().all(|value| !value.contains("k3y")), "nor in the environment");
 }
 
 #[test]
@@ -237,7 +245,7 @@ fn codex_over_stdio_names_the_relay_command_and_its_arguments() {
             "mcp_servers.sharedos.required=true",
         ]
     );
-    assert!(!recipe.env.contains_key("SHAREDOS_MCP_TOKEN"));
+    assert!(recipe.files.is_empty(), "no token, no config file");
 }
 
 #[test]

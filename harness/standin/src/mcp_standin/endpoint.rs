@@ -66,8 +66,27 @@ fn codex_endpoint(args: &[String]) -> Result<Endpoint, String> {
         return Ok(Endpoint::Stdio { command, args: args.unwrap_or_default() });
     }
     let url = text("url").ok_or("no mcp_servers url")?;
-    let token = text("bearer_token_env_var").and_then(|variable| std::env::var(variable).ok());
-    Ok(Endpoint::Http { url, token })
+    Ok(Endpoint::Http { url, token: codex_config_token()? })
+}
+
+/// The bearer token of the one server in Codex's own config file
+/// (`$CODEX_HOME/config.toml`, `http_headers`), when it has one.
+fn codex_config_token() -> Result<Option<String>, String> {
+    let Some(home) = std::env::var_os("CODEX_HOME") else { return Ok(None) };
+    let path = std::path::Path::new(&home).join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("read {}: {error}", path.display())),
+    };
+    let config: toml::Table = toml::from_str(&text).map_err(|e| format!("read {}: {e}", path.display()))?;
+    let servers = config.get("mcp_servers").and_then(toml::Value::as_table);
+    let header = servers
+        .and_then(|servers| servers.values().next())
+        .and_then(|server| server.get("http_headers"))
+        .and_then(|headers| headers.get("Authorization"))
+        .and_then(toml::Value::as_str);
+    Ok(header.and_then(|h| h.strip_prefix("Bearer ")).map(str::to_string))
 }
 
 /// A YAML single-quoted scalar, as DeepSeek's patch is written.
