@@ -205,6 +205,18 @@ mod tests {
         assert_eq!(log.take().iter().map(|e| e.sequence).collect::<Vec<_>>(), [2]);
     }
 
+    /// Every event takes a new id from the executor's `createId`, in the
+    /// order emitted; the sequential factory counts from 1.
+    #[test]
+    fn each_event_takes_a_new_id_from_the_executors_factory() {
+        let log = log(Vec::new());
+        for kind in [EventKind::TurnStarted, EventKind::ToolCompleted, EventKind::TurnCompleted] {
+            log.emit(kind, json!({}));
+        }
+        let ids: Vec<String> = log.take().iter().map(|e| e.event_id.clone()).collect();
+        assert_eq!(ids, ["event-1", "event-2", "event-3"]);
+    }
+
     #[test]
     fn the_failure_source_survives_a_take_and_a_later_failure_wins() {
         let log = log(Vec::new());
