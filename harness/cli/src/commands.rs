@@ -151,9 +151,16 @@ fn run(args: &RunArgs, mode: RunMode, interrupt: &Interrupt) -> Exit {
     let full = selection == Selection::default() && args.select.seats.is_empty() && args.repeat == 1;
     let mut settled = settle(&args.select.root, &suite, &report, mode, full);
     if let Some(file) = &args.verdicts {
+        let (manifest_json, markdown) = match report.verdicts_files() {
+            Ok(files) => files,
+            Err(error) => {
+                tell!("error: the harness failed to write the verdicts: {error} (this is a bug)");
+                return Exit::HarnessBug;
+            }
+        };
         let outcome = sharedos_evidence::verdicts::compare_or_write(
             file,
-            Verdicts { manifest_json: &report.manifest_json, markdown: &report.markdown },
+            Verdicts { manifest_json: &manifest_json, markdown: &markdown },
             mode != RunMode::Check,
         );
         if !outcome.unreadable.is_empty() {

@@ -4,13 +4,14 @@
 
 use crate::bundle::{EvidenceLine, EVIDENCE_FILE, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
+use sharedos_conformance_metadata::column_runtime::ColumnRuntime;
 use sharedos_conformance_metadata::failure::{Failure, Place};
 use sharedos_grading::identity::case_set::case_set_hash;
 use sharedos_grading::identity::sets::world_set_hash_with;
 use sharedos_grading::identity::tags::HASH_SCHEME;
 use sharedos_grading::input::loader::Suite;
 use sharedos_grading::output::manifest::evidence_of;
-use sharedos_grading::output::manifest::{evidence_root, prompt_set_hash, CellEvidence, Manifest};
+use sharedos_grading::output::manifest::{column_runtime, evidence_root, prompt_set_hash, CellEvidence, Manifest};
 use sharedos_grading::vocab::{ADOPTED_JUDGE_VERSION, RULES_VERSION};
 use std::collections::BTreeMap;
 
@@ -102,6 +103,7 @@ pub fn check_hashes(
         check_stated(expected, &stated, failures);
     }
     check_prompt_sets(statement, manifest, &evidence, failures);
+    check_runtimes(manifest, &evidence, failures);
 }
 
 fn check_stated(expected: &str, stated: &Stated<'_>, failures: &mut Vec<Failure>) {
@@ -177,6 +179,24 @@ fn check_prompt_sets(
                 &what,
                 or_none(expected.as_deref()),
                 or_none(certified.prompt_set_hash.as_deref()),
+            ));
+        }
+    }
+}
+
+/// Each column's runtime as its records name it: a manifest may not say
+/// another CLI, version, recipe or model ran than the records do.
+fn check_runtimes(manifest: &Manifest, evidence: &[CellEvidence], failures: &mut Vec<Failure>) {
+    for (index, column) in manifest.columns.iter().enumerate() {
+        let expected = column_runtime(&column.id, evidence);
+        if column.runtime != expected {
+            let described =
+                |runtime: &Option<_>| runtime.as_ref().map_or_else(|| "none".to_string(), ColumnRuntime::describe);
+            failures.push(mismatch(
+                Place::at(MANIFEST_FILE, format!("/columns/{index}/runtime")),
+                &format!("runtime of column {}", column.id),
+                &described(&expected),
+                &described(&column.runtime),
             ));
         }
     }

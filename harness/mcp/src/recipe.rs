@@ -12,6 +12,7 @@
 mod claude_code;
 mod codex;
 mod deepseek;
+mod digest;
 mod pi;
 
 use crate::harness::Connection;
@@ -24,6 +25,7 @@ use std::path::Path;
 
 pub use codex::CODEX_CONFIG_FILE;
 pub use deepseek::DEEPSEEK_PROFILE_VARIABLE;
+pub use digest::{recipe_digest, SeatRecipe};
 pub use pi::PI_MCP_ADAPTER;
 
 /// How long a CLI waits on one tool call, in seconds.

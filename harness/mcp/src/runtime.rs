@@ -61,6 +61,8 @@ pub struct CliIdentity {
     pub name: String,
     /// The first line of its `--version`, when it printed one.
     pub version: Option<String>,
+    /// The digest of the recipe that starts it ([`crate::recipe::recipe_digest`]).
+    pub recipe_digest: Option<String>,
 }
 
 /// One harness seated behind MCP.
@@ -221,6 +223,9 @@ impl RuntimePlugin for McpHarnessRuntime {
             metadata.insert("cli".into(), json!(cli.name));
             if let Some(version) = &cli.version {
                 metadata.insert("cliVersion".into(), json!(version));
+            }
+            if let Some(digest) = &cli.recipe_digest {
+                metadata.insert("recipeDigest".into(), json!(digest));
             }
         }
         manifest

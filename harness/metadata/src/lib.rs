@@ -31,6 +31,7 @@
 pub mod breach;
 pub mod cell;
 pub mod cell_key;
+pub mod column_runtime;
 pub mod evidence_line;
 pub mod exit;
 pub mod failure;

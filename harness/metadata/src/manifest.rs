@@ -11,6 +11,7 @@
 
 use crate::cell::Cell;
 use crate::cell_key::CellKey;
+use crate::column_runtime::ColumnRuntime;
 use crate::family::Family;
 use crate::move_kind::MoveKind;
 use crate::turn_expectation::TurnExpectation;
@@ -64,6 +65,10 @@ pub struct ManifestColumn {
     /// Hash of the prompts this column stated; absent when it stated none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_set_hash: Option<String>,
+    /// The runtime its records name; absent in a manifest written before
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<ColumnRuntime>,
 }
 
 /// The rows of one rule family.

@@ -26,6 +26,7 @@ use sharedos_grading::input::seat::{McpTransport, Seat, SeatModel};
 use sharedos_mcp::bridge::CallIdMinter;
 use sharedos_mcp::harness::Transport;
 use sharedos_mcp::live::{LiveCli, LiveHarness, ScriptedModel};
+use sharedos_mcp::recipe::{recipe_digest, SeatRecipe};
 use sharedos_mcp::runtime::{CliIdentity, DeclaredModel, McpHarnessRuntime};
 use sharedos_mcp::scripted_client::{ScriptedCall, ScriptedEnding, ScriptedMcpClient};
 use sharedos_mcp::serve::ServeOptions;
@@ -243,12 +244,13 @@ pub fn live_mcp_seat(
         kill_grace: bounds.shutdown_grace,
         ..ProcessLimits::default()
     };
+    let cli_transport = match mcp.transport {
+        McpTransport::Http => Transport::Http,
+        McpTransport::Stdio => Transport::Stdio,
+    };
     let cli = LiveCli {
         vendor: mcp.vendor,
-        transport: match mcp.transport {
-            McpTransport::Http => Transport::Http,
-            McpTransport::Stdio => Transport::Stdio,
-        },
+        transport: cli_transport,
         command: Some(seat.launch.command.clone()),
         args: seat.launch.args.clone(),
         env: seat.launch.env.clone(),
@@ -266,9 +268,16 @@ pub fn live_mcp_seat(
     let name = std::path::Path::new(&seat.launch.command)
         .file_name()
         .map_or_else(|| seat.launch.command.clone(), |name| name.to_string_lossy().into_owned());
+    let recipe_digest = recipe_digest(SeatRecipe {
+        vendor: mcp.vendor,
+        transport: cli_transport,
+        scripted_model: mcp.model == SeatModel::Scripted,
+        args: &seat.launch.args,
+    })
+    .ok();
     let runtime = McpHarnessRuntime::new(mcp.vendor, Rc::new(harness), mcp_call_ids(seat_script))
         .with_serve_options(options)
-        .with_cli(CliIdentity { name, version: mcp.cli_version.clone() });
+        .with_cli(CliIdentity { name, version: mcp.cli_version.clone(), recipe_digest });
     let runtime = match mcp.model {
         SeatModel::Scripted => {
             runtime.with_model(DeclaredModel { id: SCRIPTED_MODEL.into(), provider: Some(TRANSCRIPT_PROVIDER.into()) })

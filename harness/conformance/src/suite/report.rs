@@ -26,6 +26,21 @@ pub struct Report {
     pub markdown: String,
 }
 
+impl Report {
+    /// The manifest and its Markdown as committed verdicts (`--verdicts`):
+    /// without the evidence root, which a real-clock column's records move
+    /// at every run, so that the verdict files stay byte-identical from run
+    /// to run while no verdict moves.
+    ///
+    /// # Errors
+    /// When the manifest has no canonical form (it has).
+    pub fn verdicts_files(&self) -> Result<(String, String), CanonicalError> {
+        let mut verdicts = self.manifest.clone();
+        verdicts.evidence_root = None;
+        Ok((manifest_json(&verdicts)?, render_markdown(&verdicts)))
+    }
+}
+
 /// Why a report could not be built (a harness bug, never a verdict).
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {

@@ -165,6 +165,7 @@ fn evidence(case: &str, condition: &str, column: &str, hashes: &[(&str, Option<&
             })
             .collect(),
         repeat: None,
+        runtime: None,
     }
 }
 

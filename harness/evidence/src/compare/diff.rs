@@ -58,6 +58,16 @@ pub enum Moved {
         /// B's hash.
         after: Option<String>,
     },
+    /// The runtime in a column's seat differs (another CLI version, recipe
+    /// or model): its cells are another runtime's outcomes.
+    Runtime {
+        /// The column.
+        column: String,
+        /// A's runtime, in words; `None` when A does not name one.
+        before: Option<String>,
+        /// B's runtime, in words.
+        after: Option<String>,
+    },
 }
 
 /// How a cell moved.
@@ -245,11 +255,15 @@ pub fn diff(before: &ReadManifest, after: &ReadManifest) -> Diff {
 }
 
 fn column_ids(manifest: &ReadManifest) -> BTreeSet<&str> {
-    manifest.columns.iter().map(|(id, _, _)| id.as_str()).collect()
+    manifest.columns.iter().map(|column| column.id.as_str()).collect()
 }
 
 fn prompt_sets(manifest: &ReadManifest) -> BTreeMap<&str, Option<&String>> {
-    manifest.columns.iter().map(|(id, _, hash)| (id.as_str(), hash.as_ref())).collect()
+    manifest.columns.iter().map(|column| (column.id.as_str(), column.prompt_set_hash.as_ref())).collect()
+}
+
+fn runtimes(manifest: &ReadManifest) -> BTreeMap<&str, Option<String>> {
+    manifest.columns.iter().map(|column| (column.id.as_str(), column.runtime.as_ref().map(|r| r.describe()))).collect()
 }
 
 fn moves(a: &ReadManifest, b: &ReadManifest) -> Vec<Moved> {
@@ -278,6 +292,12 @@ fn moves(a: &ReadManifest, b: &ReadManifest) -> Vec<Moved> {
                 before: before.cloned(),
                 after: after.cloned(),
             });
+        }
+    }
+    let (ra, rb) = (runtimes(a), runtimes(b));
+    for (column, before) in ra {
+        if let Some(after) = rb.get(column).filter(|after| **after != before) {
+            moved.push(Moved::Runtime { column: column.to_string(), before, after: after.clone() });
         }
     }
     moved
@@ -326,6 +346,12 @@ fn meaning_of(moved: &Moved) -> String {
              though its verdicts are when nothing above moved.",
             shown(before.as_ref()),
             shown(after.as_ref())
+        ),
+        Moved::Runtime { column, before, after } => format!(
+            "Column `{column}` seats another runtime (A: {}; B: {}): its cells are read side by side, but they \
+             are the outcomes of two runtimes, never one.",
+            before.as_deref().unwrap_or("not named"),
+            after.as_deref().unwrap_or("not named")
         ),
     }
 }

@@ -10,6 +10,7 @@ use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use sharedos_conformance_metadata::column_runtime::ColumnRuntime;
 use sharedos_conformance_metadata::repeats::{Outcome, Repeats};
 use sharedos_grading::input::case::Family;
 use sharedos_grading::vocab::CellStatus;
@@ -36,6 +37,19 @@ pub type CellAt = (Text, Text, Text);
 /// Where a row is: (case, condition).
 pub type RowAt = (Text, Text);
 
+/// A column header as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadColumn {
+    /// Its id.
+    pub id: String,
+    /// Its label.
+    pub label: String,
+    /// The hash of the prompts it stated.
+    pub prompt_set_hash: Option<String>,
+    /// The runtime its records name, when the manifest says.
+    pub runtime: Option<ColumnRuntime>,
+}
+
 /// A manifest as `diff` compares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadManifest {
@@ -56,7 +70,7 @@ pub struct ReadManifest {
     /// World-set hash (judge versions before 3 had none).
     pub world_set_hash: Option<String>,
     /// Columns in order: id, label, prompt-set hash.
-    pub columns: Vec<(String, String, Option<String>)>,
+    pub columns: Vec<ReadColumn>,
     /// Every cell by (case, condition, column).
     pub cells: BTreeMap<CellAt, ReadCell>,
     /// The family of each (case, condition), when the manifest groups them.
@@ -138,6 +152,7 @@ struct RawColumn {
     id: String,
     label: String,
     prompt_set_hash: Option<String>,
+    runtime: Option<ColumnRuntime>,
 }
 
 #[derive(Deserialize)]
@@ -465,7 +480,11 @@ fn check(raw: RawManifest) -> Result<ReadManifest, Refusal> {
         harness_version: None,
         case_set_hash: raw.case_set_hash,
         world_set_hash: raw.world_set_hash,
-        columns: raw.columns.into_iter().map(|c| (c.id, c.label, c.prompt_set_hash)).collect(),
+        columns: raw
+            .columns
+            .into_iter()
+            .map(|c| ReadColumn { id: c.id, label: c.label, prompt_set_hash: c.prompt_set_hash, runtime: c.runtime })
+            .collect(),
         cells,
         families,
     })

@@ -115,7 +115,14 @@ fn columns(manifest: &Manifest) -> String {
     let names: Vec<String> = manifest
         .columns
         .iter()
-        .map(|c| format!("<li>{} <code>{}</code></li>", escape_html(&c.label), escape_html(&c.id)))
+        .map(|c| {
+            // The runtime the column's records name (ADR 0007): another CLI
+            // version or recipe is another harness.
+            let runtime = c.runtime.as_ref().map_or_else(String::new, |runtime| {
+                format!(" <small class=\"runtime\">{}</small>", escape_html(&runtime.describe()))
+            });
+            format!("<li>{} <code>{}</code>{runtime}</li>", escape_html(&c.label), escape_html(&c.id))
+        })
         .collect();
     format!("<ul class=\"columns\" aria-label=\"Columns\">{}</ul>\n", names.concat())
 }

@@ -7,6 +7,7 @@ use sharedos_conformance::suite::report::run_and_report;
 use sharedos_evidence::compare::diff::{diff, Change, Moved};
 use sharedos_evidence::compare::read::{read_manifest, Shape};
 use sharedos_evidence::compare::render::{human, markdown};
+use sharedos_evidence::verdicts::{compare_or_write, Verdicts};
 use sharedos_grading::input::loader::load_suite;
 use sharedos_grading::plan::{plan, Selection};
 use std::path::{Path, PathBuf};
@@ -25,6 +26,40 @@ fn the_same_manifest_twice_is_comparable_and_nothing_moved() {
     assert!(compared.comparable && compared.moved.is_empty() && compared.cells.is_empty());
     assert!(!compared.regressed());
     assert_eq!(human(&compared), "Comparable, nothing moved.\n");
+}
+
+/// ADR 0007: outcomes of two runtimes are never pooled without a word. A
+/// column whose runtime changed (another version, here) is named by `diff`
+/// and is drift for `check --verdicts`, even with no verdict moved; a
+/// manifest written before runtimes were recorded names none.
+#[test]
+fn a_column_whose_runtime_changed_is_named_by_diff_and_is_drift_for_the_verdicts() {
+    let dir = scratch();
+    let committed = suite_root().join("reports/conformance.json");
+    let text = std::fs::read_to_string(&committed).unwrap();
+    let mut bumped: serde_json::Value = serde_json::from_str(&text).unwrap();
+    bumped["columns"][0]["runtime"]["version"] = "9.9.9".into();
+    let older = dir.path().join("older.json");
+    std::fs::write(&older, serde_json::to_string_pretty(&bumped).unwrap()).unwrap();
+    let compared = diff(&read_manifest(&older).unwrap(), &read_manifest(&committed).unwrap());
+    let runtimes: Vec<&Moved> = compared.moved.iter().filter(|m| matches!(m, Moved::Runtime { .. })).collect();
+    assert_eq!(
+        runtimes,
+        [&Moved::Runtime {
+            column: "adversary-embedded".into(),
+            before: Some("sharedos-conformance.adversary 9.9.9".into()),
+            after: Some("sharedos-conformance.adversary 0.1.0".into()),
+        }]
+    );
+    assert!(compared.cells.is_empty(), "no verdict moved");
+    let fresh = Verdicts { manifest_json: &text, markdown: "" };
+    let drift = compare_or_write(&older, fresh, false).drift;
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert!(drift[0].starts_with("Column `adversary-embedded` seats another runtime"), "{drift:?}");
+    bumped["columns"][0].as_object_mut().unwrap().remove("runtime");
+    std::fs::write(&older, serde_json::to_string_pretty(&bumped).unwrap()).unwrap();
+    let compared = diff(&read_manifest(&older).unwrap(), &read_manifest(&committed).unwrap());
+    assert!(compared.moved.iter().any(|m| matches!(m, Moved::Runtime { before: None, .. })), "{:?}", compared.moved);
 }
 
 /// The Adversary column of a copy of the suite, as a manifest file.

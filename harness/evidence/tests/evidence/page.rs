@@ -67,6 +67,18 @@ fn the_page_of_the_committed_manifest_shows_every_cell_once() {
     assert_eq!(data["records"], "as the golden file records it");
 }
 
+/// ADR 0007: the page names each column's runtime, as the manifest does.
+#[test]
+fn the_page_names_each_columns_runtime() {
+    let manifest = committed_manifest();
+    let page = page_of(&manifest);
+    for column in &manifest.columns {
+        let runtime = column.runtime.as_ref().expect("every committed column names its runtime");
+        let shown = format!("<small class=\"runtime\">{}</small>", runtime.describe());
+        assert_eq!(page.matches(&shown).count(), 1, "{} shows {shown}", column.id);
+    }
+}
+
 #[test]
 fn the_page_needs_nothing_from_outside() {
     let page = page_of(&committed_manifest());

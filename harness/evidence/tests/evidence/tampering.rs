@@ -80,6 +80,23 @@ fn an_edited_verdict_is_graded_again_and_named() {
     assert_eq!(places, ["evidence.jsonl:1 /cell/status", "manifest.json /rows/0/cells/0/status"]);
 }
 
+/// ADR 0007: a manifest names the runtime its records name; one claiming
+/// another runtime (here another version) than the records does not verify.
+#[test]
+fn a_column_runtime_edited_to_name_another_runtime_is_named() {
+    let dir = scratch();
+    let bundle = copy_of_bundle(dir.path());
+    let mut manifest = read_manifest(&bundle);
+    let runtime = &mut manifest["columns"][0]["runtime"];
+    assert!(runtime["id"].is_string(), "the bundle's column names its runtime: {runtime}");
+    runtime["version"] = Value::from("9.9.9");
+    write_manifest(&bundle, &manifest);
+    reseal(&bundle);
+    let verification = verify_plain(&bundle);
+    let places: Vec<String> = verification.failures.iter().map(|f| f.place().to_string()).collect();
+    assert_eq!(places, ["manifest.json /columns/0/runtime"], "{:?}", verification.failures);
+}
+
 #[test]
 fn an_edited_record_with_its_hash_restated_moves_the_root() {
     let dir = scratch();

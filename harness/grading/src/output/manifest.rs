@@ -9,6 +9,7 @@ use crate::identity::tags::HASH_SCHEME;
 use crate::input::case::Family;
 use crate::output::coverage::unreachable_reason;
 use crate::vocab::{CellKey, ADOPTED_JUDGE_VERSION, RULES_VERSION};
+use sharedos_conformance_metadata::column_runtime::ColumnRuntime;
 pub use sharedos_conformance_metadata::manifest::{
     CodeCoverage, FamilyGroup, Manifest, ManifestColumn, ManifestRow, RowRef, MANIFEST_VERSION,
 };
@@ -41,6 +42,8 @@ pub struct CellEvidence {
     pub turns: Vec<TurnEvidence>,
     /// Which run of a repeated cell, from 2; `None` for the first run.
     pub repeat: Option<u32>,
+    /// The runtime its first record names; `None` when it has no record.
+    pub runtime: Option<ColumnRuntime>,
 }
 
 /// Every code of the vocabulary, in declaration order, with the rows and
@@ -119,6 +122,7 @@ pub fn evidence_of(key: &CellKey, records: &[ExecutionRecord]) -> Result<CellEvi
         column_id: key.column.clone(),
         turns,
         repeat: None,
+        runtime: records.first().map(|record| ColumnRuntime::of(&record.system)),
     })
 }
 
@@ -145,6 +149,13 @@ pub fn prompt_set_hash(column_id: &str, evidence: &[CellEvidence]) -> Result<Opt
         })
         .collect();
     hash_prompt_set(&entries)
+}
+
+/// The runtime a column's records name: its first run cell's, in run
+/// order; `None` when no cell of it ran.
+#[must_use]
+pub fn column_runtime(column_id: &str, evidence: &[CellEvidence]) -> Option<ColumnRuntime> {
+    evidence.iter().filter(|cell| cell.column_id == column_id).find_map(|cell| cell.runtime.clone())
 }
 
 /// The evidence root over every run cell's record hashes (see
@@ -178,6 +189,7 @@ pub fn build_manifest(input: ManifestInput) -> Result<Manifest, CanonicalError> 
             id: column.id.clone(),
             label: column.label.clone(),
             prompt_set_hash: prompt_set_hash(&column.id, &input.evidence)?,
+            runtime: column_runtime(&column.id, &input.evidence),
         });
     }
     let mut families: Vec<FamilyGroup> = Vec::new();

@@ -130,6 +130,11 @@ fn header(manifest: &Manifest, lines: &mut Vec<String>) {
             lines.push(format!("- Prompt set, `{}`: `{hash}`", column.label));
         }
     }
+    for column in &manifest.columns {
+        if let Some(runtime) = &column.runtime {
+            lines.push(format!("- Runtime, `{}`: {}", column.label, runtime.describe()));
+        }
+    }
     if !manifest.families.is_empty() {
         let families: Vec<String> = manifest
             .families

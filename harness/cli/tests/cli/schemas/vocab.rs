@@ -133,10 +133,11 @@ fn moved_kinds() -> Vec<String> {
         Moved::Rules { before: before(), after: after() },
         Moved::HarnessVersion { before: None, after: None },
         Moved::PromptSet { column: String::new(), before: None, after: None },
+        Moved::Runtime { column: String::new(), before: None, after: None },
     ];
     let _exhaustive = |m: &Moved| match m {
         Moved::HashScheme { .. } | Moved::CaseSet { .. } | Moved::WorldSet { .. } => (),
-        Moved::Rules { .. } | Moved::HarnessVersion { .. } | Moved::PromptSet { .. } => (),
+        Moved::Rules { .. } | Moved::HarnessVersion { .. } | Moved::PromptSet { .. } | Moved::Runtime { .. } => (),
     };
     every.iter().map(|m| spelled(|| serde_json::to_value(m).unwrap()["what"].clone())).collect()
 }
