@@ -97,7 +97,7 @@ impl LiveHarness {
             Err(error) => return not_started(format!("make the turn's home: {error}")),
         };
         let canaries = match &self.model {
-            Some(model) if asks_for_own_tools(&model.play) => match Canaries::lay(&home) {
+            Some(model) if asks_for_own_tools(&model.play) => match Canaries::lay(workspace, &home) {
                 Ok(canaries) => Some(canaries),
                 Err(error) => return not_started(format!("lay the turn's canaries: {error}")),
             },

