@@ -294,10 +294,10 @@ pub fn command_available(command: &str, path: Option<&std::ffi::OsStr>) -> bool 
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The first line `command --version` prints on stdout, or else on stderr
-/// (where Pi prints it), run with only `env` and in a
-/// home of its own, deleted afterwards (with no home, a CLI falls back on
-/// the user's real one and writes there); `None` when it cannot be
-/// started, fails, prints nothing or takes too long.
+/// (where Pi prints it), run with only `env` and in a home of its own,
+/// deleted afterwards (with no home, a CLI falls back on the user's real
+/// one and writes there); `None` when it cannot be started, fails, prints
+/// nothing or takes too long.
 /// Nothing it starts outlives the probe: it runs in a group of its own,
 /// killed once it has exited or run out of time, and its stdout is read
 /// on a thread of its own, so a process it left behind holding stdout
