@@ -174,6 +174,11 @@ pub struct DiffArgs {
     /// How to print the comparison.
     #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
     pub format: DiffFormat,
+    /// Compare the cells of a column whose runtime changed (another CLI
+    /// version, recipe or model); without it such a diff is refused
+    /// (exit 3), since its cells are two runtimes' outcomes.
+    #[arg(long)]
+    pub across_runtimes: bool,
 }
 
 /// Options of `report`.

@@ -219,6 +219,11 @@ pub fn diff(args: &DiffArgs) -> Exit {
     let compared = diff(&before, &after);
     // Only the changes are printed: the manifests are let go first.
     drop((before, after));
+    if !args.across_runtimes {
+        if let Some(exit) = refuse_across_runtimes(&compared) {
+            return exit;
+        }
+    }
     match args.format {
         DiffFormat::Human => say!("{}", render::human(&compared).trim_end_matches('\n')),
         DiffFormat::Markdown => say!("{}", render::markdown(&compared).trim_end_matches('\n')),
@@ -229,6 +234,31 @@ pub fn diff(args: &DiffArgs) -> Exit {
     } else {
         Exit::Success
     }
+}
+
+/// Refuses a diff in which both sides name a column's runtime and they
+/// differ (ADR 0007: outcomes of two runtimes are not pooled unless asked
+/// for, with `--across-runtimes`). A side that names none (a manifest
+/// written before runtimes were recorded, or SharedOS's) is compared, and
+/// the change is said among the rest.
+fn refuse_across_runtimes(compared: &sharedos_evidence::compare::diff::Diff) -> Option<Exit> {
+    use sharedos_evidence::compare::diff::Moved;
+    let changed: Vec<(&String, &String, &String)> = compared
+        .moved
+        .iter()
+        .filter_map(|moved| match moved {
+            Moved::Runtime { column, before: Some(before), after: Some(after) } => Some((column, before, after)),
+            _ => None,
+        })
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    for (column, before, after) in changed {
+        tell!("error: column {column} seats another runtime in B (A: {before}; B: {after})");
+    }
+    tell!("its cells are two runtimes' outcomes: give --across-runtimes to compare them side by side");
+    Some(Exit::InvalidInput)
 }
 
 /// A bundle's `--out`, held to [`crate::outputs`]'s rule before anything runs.

@@ -74,3 +74,30 @@ fn diff_exits_0_when_nothing_regressed_1_on_a_regression_and_3_on_unreadable_inp
     assert_eq!((code, &parsed["comparable"]), (1, &serde_json::Value::Bool(false)));
     assert_eq!(run(&["diff", committed, "no-such-manifest.json"]).0, 3);
 }
+
+/// ADR 0007: two runs whose column seats another runtime are not compared
+/// unless asked for; asked for, both runtimes are named before any cell.
+#[test]
+fn diff_of_two_runtimes_exits_3_unless_asked_across_runtimes_and_then_names_both_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let committed = root().join("reports/conformance.json");
+    let mut other: serde_json::Value = serde_json::from_slice(&std::fs::read(&committed).unwrap()).unwrap();
+    other["columns"][0]["runtime"]["version"] = "9.9.9".into();
+    let other_path = dir.path().join("other.json");
+    std::fs::write(&other_path, serde_json::to_vec_pretty(&other).unwrap()).unwrap();
+    let (a, b) = (committed.to_str().unwrap(), other_path.to_str().unwrap());
+    let output = Command::new(env!("CARGO_BIN_EXE_sharedos-conformance"))
+        .args(["diff", a, b])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(output.stdout.is_empty(), "no cell is compared");
+    assert!(stderr.contains("column adversary-embedded seats another runtime in B"), "{stderr}");
+    assert!(stderr.contains("--across-runtimes"), "{stderr}");
+    let (code, said) = run(&["diff", a, b, "--across-runtimes"]);
+    assert_eq!(code, 0, "{said}");
+    let first = said.lines().find(|line| line.contains("seats another runtime")).unwrap_or_default();
+    assert!(first.contains("9.9.9") && first.contains("0.1.0"), "{said}");
+}
