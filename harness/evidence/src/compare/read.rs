@@ -10,7 +10,7 @@ use crate::bundle::{read_regular, MANIFEST_FILE, STATEMENT_FILE};
 use crate::statement::Statement;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
-use sharedos_conformance_metadata::column_runtime::ColumnRuntime;
+use sharedos_conformance_metadata::manifest::ManifestColumn;
 use sharedos_conformance_metadata::repeats::{Outcome, Repeats};
 use sharedos_grading::input::case::Family;
 use sharedos_grading::vocab::CellStatus;
@@ -37,19 +37,6 @@ pub type CellAt = (Text, Text, Text);
 /// Where a row is: (case, condition).
 pub type RowAt = (Text, Text);
 
-/// A column header as read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadColumn {
-    /// Its id.
-    pub id: String,
-    /// Its label.
-    pub label: String,
-    /// The hash of the prompts it stated.
-    pub prompt_set_hash: Option<String>,
-    /// The runtime its records name, when the manifest says.
-    pub runtime: Option<ColumnRuntime>,
-}
-
 /// A manifest as `diff` compares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadManifest {
@@ -70,7 +57,7 @@ pub struct ReadManifest {
     /// World-set hash (judge versions before 3 had none).
     pub world_set_hash: Option<String>,
     /// Columns in order: id, label, prompt-set hash.
-    pub columns: Vec<ReadColumn>,
+    pub columns: Vec<ManifestColumn>,
     /// Every cell by (case, condition, column).
     pub cells: BTreeMap<CellAt, ReadCell>,
     /// The family of each (case, condition), when the manifest groups them.
@@ -136,7 +123,7 @@ struct RawManifest {
     case_set_hash: String,
     world_set_hash: Option<String>,
     evidence_root: Option<String>,
-    columns: Vec<RawColumn>,
+    columns: Vec<ManifestColumn>,
     #[serde(default)]
     families: Vec<RawFamily>,
     // Derived from the cells, which are compared instead.
@@ -144,15 +131,6 @@ struct RawManifest {
     #[allow(dead_code)]
     reason_codes: Vec<serde_json::Value>,
     rows: Rows,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RawColumn {
-    id: String,
-    label: String,
-    prompt_set_hash: Option<String>,
-    runtime: Option<ColumnRuntime>,
 }
 
 #[derive(Deserialize)]
@@ -402,7 +380,7 @@ impl Rows {
 
     /// The first cell, in document order, of an undeclared column or given
     /// twice.
-    fn refusal(&self, columns: &[RawColumn]) -> Result<(), Refusal> {
+    fn refusal(&self, columns: &[ManifestColumn]) -> Result<(), Refusal> {
         let declared: HashSet<&str> = columns.iter().map(|c| c.id.as_str()).collect();
         let undeclared = self.first_use.iter().filter(|(id, _)| !declared.contains(&***id)).map(|(_, at)| *at).min();
         let undeclared = undeclared.map(|(r, c)| {
@@ -480,18 +458,14 @@ fn check(raw: RawManifest) -> Result<ReadManifest, Refusal> {
         harness_version: None,
         case_set_hash: raw.case_set_hash,
         world_set_hash: raw.world_set_hash,
-        columns: raw
-            .columns
-            .into_iter()
-            .map(|c| ReadColumn { id: c.id, label: c.label, prompt_set_hash: c.prompt_set_hash, runtime: c.runtime })
-            .collect(),
+        columns: raw.columns,
         cells,
         families,
     })
 }
 
 /// Each column's hash, and each id once: the first problem in column order.
-fn check_columns(columns: &[RawColumn]) -> Result<(), Refusal> {
+fn check_columns(columns: &[ManifestColumn]) -> Result<(), Refusal> {
     let mut seen: HashSet<&str> = HashSet::with_capacity(columns.len());
     for (index, column) in columns.iter().enumerate() {
         if let Some(hash) = &column.prompt_set_hash {

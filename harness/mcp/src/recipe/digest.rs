@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use sharedos_drivers::vendor::Vendor;
 use sharedos_scripted_model::server::ModelEndpoint;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a seat adds to its vendor's recipe.
 #[derive(Debug, Clone, Copy)]
@@ -39,8 +39,7 @@ pub fn recipe_digest(seat: SeatRecipe<'_>) -> Result<String, RecipeError> {
         Transport::InMemory => return Err(RecipeError::InMemory),
     };
     let workspace = Path::new("/WORKSPACE");
-    let home =
-        TurnHome { home: workspace.join("home"), tmp: workspace.join("tmp"), work: PathBuf::from("/WORKSPACE/work") };
+    let home = TurnHome { home: workspace.join("home"), tmp: workspace.join("tmp"), work: workspace.join("work") };
     let model = ModelEndpoint { base_url: "http://127.0.0.1:2".into(), key: "KEY".into() };
     let seat_env = BTreeMap::new();
     let input = RecipeInput {
